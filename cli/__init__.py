@@ -1,0 +1,1 @@
+"""The diceledger command line: thin click commands over the application services."""

@@ -1,0 +1,36 @@
+"""What every command receives: the global options and, on demand, the services."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+
+def default_actor() -> str:
+    """Return the acting name: DICELEDGER_USER, else the OS user."""
+    return os.environ.get("DICELEDGER_USER") or getpass.getuser()
+
+
+@dataclass
+class AppContext:
+    """Global options, and the services built from them the first time one is needed."""
+
+    db_url: str | None
+    actor: str
+    json: bool
+    _services: Any = field(default=None, repr=False)
+
+    def services(self) -> Any:
+        """Build the application services once (imports the store only when used)."""
+        if self._services is None:
+            from infra.bootstrap import bootstrap
+
+            self._services = bootstrap(self.db_url)
+        return self._services
+
+
+pass_app = click.make_pass_decorator(AppContext)

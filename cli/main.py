@@ -1,0 +1,52 @@
+"""The ``diceledger`` entry point: global options and one-line errors."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import AppContext, default_actor
+from cli.lazy import LazyGroup
+from domain.errors import DiceledgerError
+
+
+class DiceledgerGroup(LazyGroup):
+    """Turn every DiceledgerError into a one-line message and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except DiceledgerError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=DiceledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="diceledger", prog_name="diceledger")
+@click.option(
+    "--db",
+    "db_url",
+    envvar="DICELEDGER_DB",
+    metavar="URL",
+    help="Database URL (default: a SQLite file in your data directory; env DICELEDGER_DB).",
+)
+@click.option(
+    "--as",
+    "actor",
+    metavar="NAME",
+    default=default_actor,
+    help="Who is acting (env DICELEDGER_USER, else your OS user name).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> None:
+    """Record dice rolls of a tabletop session as a verifiable event log.
+
+    \b
+    Example:
+      diceledger session start "Tomb of Ash" --as gm
+    """
+    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json)
+
+
+def main() -> None:
+    """Run the command line."""
+    cli(prog_name="diceledger")

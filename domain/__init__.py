@@ -1,0 +1,1 @@
+"""Pure rules, events, aggregates and projections of diceledger (no I/O)."""

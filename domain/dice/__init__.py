@@ -1,0 +1,1 @@
+"""The dice engine: notation, dice sources and resolution under R1-R14."""

@@ -1,0 +1,142 @@
+"""What a roller asks for: the expression plus the check-die and modifier options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from domain.dice.ast import Expression
+from domain.errors import RollError
+
+MAX_DICE_PER_ROLL = 1000
+DC_BASE = 10
+
+
+class RollKind(StrEnum):
+    """What a roll is for; decides which reroll scopes may touch it (R11)."""
+
+    EFFECT = "effect"
+    DAMAGE = "damage"
+    CHECK = "check"
+    SAVE = "save"
+    OPPOSED = "opposed"
+
+
+class RerollScope(StrEnum):
+    """Which rolls of an action a reroll allowance may be spent on (R11)."""
+
+    EFFECT = "effect"  # any roll of the action (the default)
+    DAMAGE = "damage"  # only rolls of kind damage
+
+    def covers(self, kind: RollKind) -> bool:
+        """Tell whether an allowance of this scope may be spent on a roll of ``kind``."""
+        return self is RerollScope.EFFECT or kind is RollKind.DAMAGE
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A labelled amount: one source of Advantage, Disadvantage, Eased or Hindered."""
+
+    amount: int
+    label: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.amount < 0:
+            raise RollError(f"amount must not be negative, got {self.amount}")
+
+
+def total(modifiers: tuple[Modifier, ...]) -> int:
+    """Return the sum of the amounts of several sources."""
+    return sum(m.amount for m in modifiers)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckDie:
+    """How the check die is rolled: netted advantage score (R7) and median (R8)."""
+
+    advantage: tuple[Modifier, ...] = ()
+    disadvantage: tuple[Modifier, ...] = ()
+    median: bool = False
+
+    @property
+    def score(self) -> int:
+        """Return sum(advantage) - sum(disadvantage) (R7)."""
+        return total(self.advantage) - total(self.disadvantage)
+
+    @property
+    def pool_size(self) -> int:
+        """Return how many check dice are rolled: 1+|X|, or 3+|X| for a median check."""
+        return (3 if self.median else 1) + abs(self.score)
+
+    @property
+    def counted_rank(self) -> int:
+        """Return which face counts, as a 0-based rank in descending face order.
+
+        Advantage: the highest (rank 0). Disadvantage: the lowest. Median: the middle of
+        three, the second-highest with advantage, the second-lowest with disadvantage.
+        """
+        size, score = self.pool_size, self.score
+        if self.median:
+            if score > 0:
+                return 1
+            if score < 0:
+                return size - 2
+            return 1
+        return 0 if score >= 0 else size - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The number a check must meet or beat (R3); for a DC, its inputs too (R4)."""
+
+    value: int
+    dc_modifier: int | None = None
+    dc_label: str | None = None
+
+    @classmethod
+    def dc(cls, modifier: int, label: str | None = None) -> Target:
+        """Return the target of a Determined Check: 10 + the origin's MOD or Quality."""
+        return cls(DC_BASE + modifier, dc_modifier=modifier, dc_label=label)
+
+    @property
+    def is_dc(self) -> bool:
+        """Tell whether this target came from a DC."""
+        return self.dc_modifier is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RollSpec:
+    """A roll as requested, before any die is drawn.
+
+    ``check`` is None for a plain roll (every die counts). For a check, the first
+    single-die term of the expression (usually ``1d20``) is the check die; only it is
+    multiplied by advantage or median.
+    """
+
+    expression: Expression
+    check: CheckDie | None = None
+    eased: tuple[Modifier, ...] = ()
+    hindered: tuple[Modifier, ...] = ()
+    exploding: bool = True
+
+    def __post_init__(self) -> None:
+        if self.check is not None:
+            if self.check_term is None:
+                raise RollError(
+                    f"a check needs a single check die such as 1d20 in '{self.expression.text}'"
+                )
+        dice = self.expression.dice_count + (self.check.pool_size - 1 if self.check else 0)
+        if dice > MAX_DICE_PER_ROLL:
+            raise RollError(f"a roll may use at most {MAX_DICE_PER_ROLL} dice, this one {dice}")
+
+    @property
+    def check_term(self) -> int | None:
+        """Return the index of the check-die term, or None for a plain roll."""
+        if self.check is None:
+            return None
+        return next((t.term for t in self.expression.terms if t.count == 1), None)
+
+    @property
+    def ease(self) -> int:
+        """Return the net Eased minus Hindered amount (R9)."""
+        return total(self.eased) - total(self.hindered)

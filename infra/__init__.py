@@ -1,0 +1,1 @@
+"""Adapters: the SQLAlchemy event store, the seed vault and the application services."""
