@@ -1,0 +1,212 @@
+"""The per-stream hash chain: canonical JSON, event hashes and chain verification.
+
+``hash = sha256(0x00 || canonical_json(record))`` where the record holds every field of an
+event except its store-local position, so a chain survives export and import. The 0x00
+prefix is the leaf prefix of RFC 9162 (Merkle trees can be built over the same leaves).
+
+Canonical JSON is RFC 8785 restricted to the values events hold: str, int (within the
+exactly representable range +-(2**53 - 1)), bool, None, lists and objects whose keys are
+str inside the Basic Multilingual Plane. For those values ``json.dumps`` with sorted keys,
+no spaces and ``ensure_ascii=False`` produces the RFC 8785 bytes, several times faster than
+a general implementation; anything else (floats, lone surrogates, other types) is refused.
+
+``recorded_at`` enters the record as ISO 8601 UTC with exactly six fractional digits and a
+``Z``: ``2026-11-29T19:40:33.000000Z``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.errors import IntegrityError
+from domain.records import RecordedEvent
+
+GENESIS_HASH = "0" * 64
+LEAF_PREFIX = b"\x00"
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def canonical_json(value: Any) -> bytes:
+    """Serialise a JSON value to its RFC 8785 bytes; refuse values outside the event subset."""
+    _check_json_value(value, "$")
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise IntegrityError("not canonical JSON: a string holds a lone surrogate") from None
+
+
+def to_json_value(value: Any) -> Any:
+    """Return a plain copy (dicts and lists) of a JSON value, refusing what JSON cannot hold."""
+    _check_json_value(value, "$")
+    return _plain_copy(value)
+
+
+def _plain_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_copy(item) for item in value]
+    return value
+
+
+def _check_json_value(value: Any, path: str) -> None:
+    if value is None or isinstance(value, str | bool):
+        return
+    if isinstance(value, int):
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return
+        raise IntegrityError(f"not canonical JSON: integer out of the safe range at {path}")
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _check_json_value(item, f"{path}[{index}]")
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_key(key, path)
+            _check_json_value(item, f"{path}.{key}")
+        return
+    kind = type(value).__name__
+    raise IntegrityError(f"not canonical JSON: a value of type {kind} at {path}")
+
+
+def _check_key(key: object, path: str) -> None:
+    if not isinstance(key, str):
+        raise IntegrityError(f"not canonical JSON: a non-string object key at {path}")
+    # RFC 8785 sorts keys by UTF-16 code units, Python by code points; they agree inside
+    # the Basic Multilingual Plane only.
+    if any(ord(char) > 0xFFFF for char in key):
+        raise IntegrityError(f"not canonical JSON: an object key outside the BMP at {path}")
+
+
+def format_timestamp(moment: datetime) -> str:
+    """Render an aware time as ISO 8601 UTC with six fractional digits and a ``Z``."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise IntegrityError("recorded_at must be timezone-aware")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def event_hash(
+    *,
+    event_id: str,
+    stream_id: str,
+    stream_version: int,
+    event_type: str,
+    schema_version: int,
+    data: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    recorded_at: datetime,
+    prev_hash: str,
+) -> str:
+    """Compute an event's chain hash from its fields and its predecessor's hash."""
+    record = {
+        "event_id": event_id,
+        "stream_id": stream_id,
+        "stream_version": stream_version,
+        "event_type": event_type,
+        "schema_version": schema_version,
+        "data": data,
+        "meta": meta,
+        "recorded_at": format_timestamp(recorded_at),
+        "prev_hash": prev_hash,
+    }
+    return hashlib.sha256(LEAF_PREFIX + canonical_json(record)).hexdigest()
+
+
+def record_hash(record: RecordedEvent) -> str:
+    """Recompute the hash a recorded event should carry."""
+    return event_hash(
+        event_id=record.event_id,
+        stream_id=record.stream_id,
+        stream_version=record.stream_version,
+        event_type=record.event_type,
+        schema_version=record.schema_version,
+        data=record.data,
+        meta=record.meta,
+        recorded_at=record.recorded_at,
+        prev_hash=record.prev_hash,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ChainHead:
+    """The last verified link of one stream: its version and hash."""
+
+    version: int = 0
+    hash: str = GENESIS_HASH
+
+
+@dataclass(frozen=True, slots=True)
+class ChainProblem:
+    """The first place a chain breaks: which event and why."""
+
+    position: int
+    stream_id: str
+    stream_version: int
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"position {self.position} ({self.stream_id} v{self.stream_version})"
+        return f"{where}: {self.reason}"
+
+
+class ChainVerifier:
+    """Check records one at a time against the heads of their streams.
+
+    A stream starts at ``heads[stream_id]``, else at what ``load_head`` returns for it (a
+    store's current head, when records must continue a stored chain), else at genesis.
+    """
+
+    def __init__(
+        self,
+        heads: Mapping[str, ChainHead] | None = None,
+        load_head: Callable[[str], ChainHead] | None = None,
+    ) -> None:
+        self._heads: dict[str, ChainHead] = dict(heads or {})
+        self._load_head = load_head
+
+    def head(self, stream_id: str) -> ChainHead:
+        """Return the last verified link of a stream."""
+        if stream_id not in self._heads:
+            loaded = self._load_head(stream_id) if self._load_head else ChainHead()
+            self._heads[stream_id] = loaded
+        return self._heads[stream_id]
+
+    def check(self, record: RecordedEvent) -> ChainProblem | None:
+        """Verify one record and advance its stream's head; return the problem if any."""
+        reason = self._find_problem(record)
+        if reason is not None:
+            return ChainProblem(record.position, record.stream_id, record.stream_version, reason)
+        self._heads[record.stream_id] = ChainHead(record.stream_version, record.hash)
+        return None
+
+    def _find_problem(self, record: RecordedEvent) -> str | None:
+        head = self.head(record.stream_id)
+        if record.stream_version != head.version + 1:
+            return f"version {record.stream_version} follows version {head.version}"
+        if record.prev_hash != head.hash:
+            return "prev_hash does not match the previous event's hash"
+        try:
+            expected = record_hash(record)
+        except IntegrityError as error:
+            return str(error)
+        if record.hash != expected:
+            return "hash does not match the event's contents"
+        return None
+
+
+def verify_chain(
+    records: Iterable[RecordedEvent], heads: Mapping[str, ChainHead] | None = None
+) -> ChainProblem | None:
+    """Verify the chains of the records' streams; return the first problem, or None."""
+    verifier = ChainVerifier(heads)
+    for record in records:
+        problem = verifier.check(record)
+        if problem is not None:
+            return problem
+    return None

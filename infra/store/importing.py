@@ -1,0 +1,50 @@
+"""Check events recorded elsewhere before a backend takes them in (export -> import)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
+
+from domain.errors import IntegrityError
+from domain.hashchain import ChainHead, ChainVerifier
+from domain.records import RecordedEvent
+
+IMPORT_CHUNK_SIZE = 500
+
+# event_id -> (stream_id, stream_version, hash) of the copy already in the store
+FindExisting = Callable[[list[str]], Mapping[str, tuple[str, int, str]]]
+LoadHead = Callable[[str], ChainHead]
+
+
+def plan_import(
+    records: Iterable[RecordedEvent], find_existing: FindExisting, load_head: LoadHead
+) -> Iterator[list[RecordedEvent]]:
+    """Yield chunks of records to append, skipping ones already present; raise on a bad one.
+
+    The caller must append each chunk before asking for the next, so that later chunks see
+    earlier ones as present.
+    """
+    verifier = ChainVerifier(load_head=load_head)
+    source = iter(records)
+    while chunk := list(islice(source, IMPORT_CHUNK_SIZE)):
+        existing = find_existing([record.event_id for record in chunk])
+        fresh: list[RecordedEvent] = []
+        for record in chunk:
+            present = existing.get(record.event_id)
+            if present is not None:
+                _require_identical(record, present)
+                continue
+            problem = verifier.check(record)
+            if problem is not None:
+                raise IntegrityError(f"import refused at {problem}")
+            fresh.append(record)
+        if fresh:
+            yield fresh
+
+
+def _require_identical(record: RecordedEvent, present: tuple[str, int, str]) -> None:
+    if present != (record.stream_id, record.stream_version, record.hash):
+        raise IntegrityError(
+            f"import refused at position {record.position}: event id {record.event_id} "
+            "is already recorded with different contents"
+        )

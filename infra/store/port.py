@@ -1,0 +1,62 @@
+"""The event store port: what every backend promises (the contract in docs/storage.md)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+
+from domain.records import NewEvent, RecordedEvent
+
+Clock = Callable[[], datetime]
+READ_BATCH_SIZE = 1000
+
+
+def utc_now() -> datetime:
+    """Return the current time as an aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+class EventStore(ABC):
+    """An append-only log of hash-chained streams with a global position order."""
+
+    @abstractmethod
+    def append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> list[int]:
+        """Append events atomically after ``expected_version``; return their positions.
+
+        Raises ConcurrencyError when the stream's version differs. Re-appending a batch
+        whose event ids are all recorded in this stream returns their original positions
+        and appends nothing; a batch mixing recorded and new ids raises IntegrityError.
+        """
+
+    @abstractmethod
+    def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
+        """Yield a stream's events from ``from_version`` on, in version order, in batches."""
+
+    @abstractmethod
+    def read_all(self, after_position: int = 0) -> Iterator[RecordedEvent]:
+        """Yield every event after ``after_position``, in position order, in batches."""
+
+    @abstractmethod
+    def head_position(self) -> int:
+        """Return the highest recorded position (0 when the store is empty)."""
+
+    @abstractmethod
+    def current_version(self, stream_id: str) -> int:
+        """Return a stream's version (0 when it has no events)."""
+
+    @abstractmethod
+    def stream_ids(self) -> list[str]:
+        """Return every stream id in the order of the streams' first events."""
+
+    @abstractmethod
+    def import_recorded(self, records: Iterable[RecordedEvent]) -> int:
+        """Append events recorded elsewhere, keeping their chain; return how many were new.
+
+        Each record must link to its stream's head (version and prev_hash) and carry the
+        hash of its contents. Events already present with the same version and hash are
+        skipped. All or nothing: the first bad record raises IntegrityError naming it and
+        nothing from the call is kept.
+        """

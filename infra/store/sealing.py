@@ -1,0 +1,105 @@
+"""Turn a batch of new events into chained records; shared by every backend."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from domain.errors import IntegrityError
+from domain.hashchain import ChainHead, event_hash, to_json_value
+from domain.records import NewEvent, RecordedEvent
+
+
+def check_batch(stream_id: str, events: Sequence[NewEvent]) -> None:
+    """Refuse a batch with a bad stream id, malformed or repeated event ids."""
+    if not isinstance(stream_id, str) or not stream_id:
+        raise IntegrityError("stream id must be a non-empty string")
+    seen: set[str] = set()
+    for event in events:
+        check_event_id(event.event_id)
+        if event.event_id in seen:
+            raise IntegrityError(f"event id {event.event_id} appears twice in one batch")
+        seen.add(event.event_id)
+
+
+def check_event_id(event_id: str) -> None:
+    """Refuse an event id that is not a UUID in its canonical lowercase text form."""
+    try:
+        canonical = str(uuid.UUID(event_id))
+    except (ValueError, TypeError, AttributeError):
+        raise IntegrityError(f"event id {event_id!r} is not a UUID") from None
+    if canonical != event_id:
+        raise IntegrityError(f"event id {event_id!r} is not lowercase hyphenated UUID text")
+
+
+def resolve_retry(
+    stream_id: str, events: Sequence[NewEvent], recorded: Mapping[str, tuple[str, int]]
+) -> list[int] | None:
+    """Return original positions when the whole batch is already recorded, else None.
+
+    ``recorded`` maps each batch event id found in the store to (stream_id, position).
+    """
+    if not recorded:
+        return None
+    for event_id, (other_stream, _) in recorded.items():
+        if other_stream != stream_id:
+            raise IntegrityError(f"event id {event_id} is already recorded in another stream")
+    if len(recorded) != len(events):
+        raise IntegrityError("batch mixes already recorded and new event ids")
+    return [recorded[event.event_id][1] for event in events]
+
+
+def seal(
+    stream_id: str, events: Sequence[NewEvent], head: ChainHead, recorded_at: datetime
+) -> list[RecordedEvent]:
+    """Give each event its version, time and hash, chained after ``head``; position is 0."""
+    moment = _utc_microseconds(recorded_at)
+    sealed: list[RecordedEvent] = []
+    prev_hash, version = head.hash, head.version
+    for event in events:
+        version += 1
+        data = to_json_value(dict(event.data))
+        meta = to_json_value(dict(event.meta))
+        digest = event_hash(
+            event_id=event.event_id,
+            stream_id=stream_id,
+            stream_version=version,
+            event_type=event.event_type,
+            schema_version=event.schema_version,
+            data=data,
+            meta=meta,
+            recorded_at=moment,
+            prev_hash=prev_hash,
+        )
+        sealed.append(
+            RecordedEvent(
+                position=0,
+                event_id=event.event_id,
+                stream_id=stream_id,
+                stream_version=version,
+                event_type=event.event_type,
+                schema_version=event.schema_version,
+                data=data,
+                meta=meta,
+                recorded_at=moment,
+                prev_hash=prev_hash,
+                hash=digest,
+            )
+        )
+        prev_hash = digest
+    return sealed
+
+
+def with_positions(
+    records: Sequence[RecordedEvent], positions: Sequence[int]
+) -> list[RecordedEvent]:
+    """Return copies of sealed records carrying the positions the store gave them."""
+    return [replace(record, position=pos) for record, pos in zip(records, positions, strict=True)]
+
+
+def _utc_microseconds(moment: datetime) -> datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise IntegrityError("the store's clock must return timezone-aware times")
+    return moment.astimezone(UTC)
