@@ -1,0 +1,199 @@
+"""Where the database is, how to connect to it, and whether its schema is current.
+
+Driver errors a user can meet (unreachable, wrong URL, locked, no permission) become one-line
+StoreUnavailableError messages here, in ``translate_errors``, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import sqlalchemy as sa
+from sqlalchemy import event, exc
+from sqlalchemy.engine import Connection, Engine
+
+from domain.errors import SchemaOutdatedError, StoreUnavailableError
+
+ENV_VAR = "DICELEDGER_DB"
+DEFAULT_FILE = "diceledger.sqlite"
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+PG_CONNECT_TIMEOUT_S = 5
+WRITE_OPTION = "diceledger_write"
+MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
+
+
+def resolve_url(explicit: str | None = None) -> str:
+    """Return the database URL: the explicit one, else DICELEDGER_DB, else the default file."""
+    if explicit:
+        return normalize_url(explicit)
+    from_env = os.environ.get(ENV_VAR)
+    if from_env:
+        return normalize_url(from_env)
+    folder = Path(platformdirs.user_data_dir("diceledger"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / DEFAULT_FILE}"
+
+
+def normalize_url(url: str) -> str:
+    """Point plain ``postgresql://`` (and ``postgres://``) URLs at the psycopg 3 driver."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def is_sqlite(url: str) -> bool:
+    """Tell whether a URL names a SQLite database."""
+    return url.startswith("sqlite")
+
+
+def make_engine(url: str) -> Engine:
+    """Build an engine: SQLite in WAL with full sync and a busy timeout, or PostgreSQL."""
+    url = normalize_url(url)
+    with translate_errors(url):
+        parsed = sa.make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            engine = sa.create_engine(parsed)
+            _configure_sqlite(engine)
+            return engine
+        connect_args: dict[str, Any] = {}
+        if parsed.get_backend_name() == "postgresql":
+            connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
+        return sa.create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN instead of the driver.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        # FULL syncs the WAL on every commit: an acknowledged append survives power loss.
+        cursor.execute("PRAGMA synchronous = FULL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        # A writer takes the write lock at BEGIN, so a second writer waits on the busy
+        # timeout instead of failing when it upgrades a read lock mid-transaction.
+        writing = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """Open a connection whose transactions take the write lock at BEGIN on SQLite."""
+    with engine.connect() as connection:
+        yield connection.execution_options(**{WRITE_OPTION: True})
+
+
+@contextmanager
+def translate_errors(url: str | sa.URL | None = None) -> Iterator[None]:
+    """Turn driver errors a user can meet into one-line StoreUnavailableError messages."""
+    try:
+        yield
+    except exc.ArgumentError as error:
+        raise StoreUnavailableError(f"not a usable database URL: {_first_line(error)}") from None
+    except exc.NoSuchModuleError as error:
+        raise StoreUnavailableError(f"unsupported database URL: {_first_line(error)}") from None
+    except (exc.OperationalError, exc.InterfaceError) as error:
+        raise StoreUnavailableError(_describe(error, url)) from None
+    except exc.ProgrammingError as error:
+        if _sqlstate(error) == "42501":  # insufficient_privilege
+            raise StoreUnavailableError(f"permission denied: {_first_line(error.orig)}") from None
+        raise
+
+
+def _describe(error: exc.DBAPIError, url: str | sa.URL | None) -> str:
+    reason = _first_line(error.orig)
+    state = _sqlstate(error)
+    if state == "55P03":  # lock_not_available
+        return "timed out waiting for the event store's write lock; try again"
+    if "database is locked" in reason:
+        return "the database is locked by another writer past the busy timeout; try again"
+    return f"cannot use the database {_safe(url)}: {reason}"
+
+
+def _sqlstate(error: exc.DBAPIError) -> str | None:
+    return getattr(error.orig, "sqlstate", None)
+
+
+def _first_line(error: object) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0].strip() if text else type(error).__name__
+
+
+def _safe(url: str | sa.URL | None) -> str:
+    if url is None:
+        return "(unknown)"
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return "(unparsable URL)"
+
+
+def alembic_config(url: str, connection: Connection | None = None) -> Any:
+    """Build the Alembic configuration in code, pointing at the packaged migrations."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["url"] = normalize_url(url)
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Upgrade the database at ``url`` to ``revision`` (the code's head by default)."""
+    from alembic import command
+
+    with translate_errors(url):
+        command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Downgrade the database at ``url`` to ``revision`` (``base`` removes every table)."""
+    from alembic import command
+
+    with translate_errors(url):
+        command.downgrade(alembic_config(url), revision)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """Return the schema revision the database is at (None when it has none)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with translate_errors(engine.url), engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    """Return the schema revision this code needs."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    assert head is not None, "migrations/versions holds no revision"
+    return head
+
+
+def ensure_schema(engine: Engine, url: str) -> None:
+    """Make sure the schema is current: upgrade SQLite by itself, refuse a stale server."""
+    current, head = current_revision(engine), head_revision()
+    if current == head:
+        return
+    if is_sqlite(url):
+        upgrade(url)
+        return
+    raise SchemaOutdatedError(
+        f"database schema is at {current or 'no revision'}, code needs {head}; "
+        "run `diceledger db upgrade`"
+    )

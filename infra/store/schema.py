@@ -1,0 +1,39 @@
+"""The SQLAlchemy Core tables; migrations/ must create exactly these (a test compares)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+# INTEGER on SQLite so the column is the rowid; with AUTOINCREMENT a position is never reused.
+Position = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("position", Position, sa.Identity(), primary_key=True),
+    sa.Column("event_id", sa.String(36), nullable=False),
+    sa.Column("stream_id", sa.String(200), nullable=False),
+    sa.Column("stream_version", sa.Integer(), nullable=False),
+    sa.Column("event_type", sa.String(100), nullable=False),
+    sa.Column("schema_version", sa.Integer(), nullable=False),
+    sa.Column("data", sa.JSON(), nullable=False),
+    sa.Column("meta", sa.JSON(), nullable=False),
+    sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("prev_hash", sa.String(64), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    # Serves read_stream, current_version and optimistic concurrency.
+    sa.UniqueConstraint("stream_id", "stream_version", name="uq_events_stream_version"),
+    # Serves idempotent retries and import.
+    sa.UniqueConstraint("event_id", name="uq_events_event_id"),
+    sqlite_autoincrement=True,
+)
+
+seed_vault = sa.Table(
+    "seed_vault",
+    metadata,
+    sa.Column("stream_id", sa.String(200), primary_key=True),
+    sa.Column("commitment", sa.String(64), primary_key=True),
+    sa.Column("seed", sa.LargeBinary(), nullable=False),
+)

@@ -1,0 +1,173 @@
+"""The event store on SQLAlchemy Core: SQLite and PostgreSQL differ only by URL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import exc
+from sqlalchemy.engine import Connection, Engine
+
+from domain.errors import ConcurrencyError
+from domain.hashchain import ChainHead
+from domain.records import NewEvent, RecordedEvent
+from infra.db import translate_errors, write_connection
+from infra.store.importing import plan_import
+from infra.store.mapper import from_row, to_row
+from infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
+from infra.store.schema import events
+from infra.store.sealing import check_batch, resolve_retry, seal
+
+# Key of the transaction-scoped advisory lock that serialises appends on PostgreSQL.
+APPEND_LOCK_KEY = 0x6469_6365_6C65_6467  # "diceledg"
+DEFAULT_LOCK_TIMEOUT_MS = 5_000
+
+
+class SqlEventStore(EventStore):
+    """Keep events in the ``events`` table; every append is one serialised transaction."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock = utc_now,
+        lock_timeout_ms: int = DEFAULT_LOCK_TIMEOUT_MS,
+        batch_size: int = READ_BATCH_SIZE,
+    ) -> None:
+        self._engine = engine
+        self._clock = clock
+        self._lock_timeout_ms = int(lock_timeout_ms)
+        self._batch_size = batch_size
+
+    def append(
+        self, stream_id: str, events_: Sequence[NewEvent], expected_version: int
+    ) -> list[int]:
+        check_batch(stream_id, events_)
+        if not events_:
+            return []
+        with self._writing() as connection:
+            recorded = self._recorded_positions(connection, [e.event_id for e in events_])
+            original = resolve_retry(stream_id, events_, recorded)
+            if original is not None:
+                return original
+            head = self._head(connection, stream_id)
+            if head.version != expected_version:
+                raise ConcurrencyError(
+                    f"stream {stream_id} is at version {head.version}, expected {expected_version}"
+                )
+            sealed = seal(stream_id, events_, head, self._clock())
+            return self._insert(connection, sealed)
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
+        query = sa.select(events).where(events.c.stream_id == stream_id)
+        return self._paged(query, events.c.stream_version, from_version - 1)
+
+    def read_all(self, after_position: int = 0) -> Iterator[RecordedEvent]:
+        return self._paged(sa.select(events), events.c.position, after_position)
+
+    def head_position(self) -> int:
+        return self._scalar(sa.select(sa.func.max(events.c.position))) or 0
+
+    def current_version(self, stream_id: str) -> int:
+        query = sa.select(sa.func.max(events.c.stream_version)).where(
+            events.c.stream_id == stream_id
+        )
+        return self._scalar(query) or 0
+
+    def stream_ids(self) -> list[str]:
+        query = (
+            sa.select(events.c.stream_id)
+            .where(events.c.stream_version == 1)
+            .order_by(events.c.position)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            return list(connection.scalars(query))
+
+    def import_recorded(self, records: Iterable[RecordedEvent]) -> int:
+        appended = 0
+        with self._writing() as connection:
+            for chunk in plan_import(
+                records,
+                lambda ids: self._existing(connection, ids),
+                lambda stream_id: self._head(connection, stream_id),
+            ):
+                self._insert(connection, chunk)
+                appended += len(chunk)
+        return appended
+
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        with (
+            translate_errors(self._engine.url),
+            write_connection(self._engine) as connection,
+            connection.begin(),
+        ):
+            self._lock(connection)
+            yield connection
+
+    def _lock(self, connection: Connection) -> None:
+        if connection.dialect.name != "postgresql":
+            return  # SQLite: BEGIN IMMEDIATE already holds the database's write lock.
+        # Serialise position assignment: a transaction that took position N commits before
+        # the next one can take N+1, so a reader catching up by position never skips one.
+        # An advisory lock needs no table privilege, unlike LOCK TABLE ... EXCLUSIVE.
+        connection.exec_driver_sql(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": APPEND_LOCK_KEY})
+
+    def _paged(
+        self, query: sa.Select[Any], key: sa.ColumnElement[int], after: int
+    ) -> Iterator[RecordedEvent]:
+        # Keyset pagination: each batch is its own short read, so memory stays constant
+        # and no transaction stays open while the caller works through a batch.
+        while True:
+            page = query.where(key > after).order_by(key).limit(self._batch_size)
+            with translate_errors(self._engine.url), self._engine.connect() as connection:
+                batch = [from_row(row) for row in connection.execute(page).mappings()]
+            yield from batch
+            if len(batch) < self._batch_size:
+                return
+            last = batch[-1]
+            after = last.position if key is events.c.position else last.stream_version
+
+    def _scalar(self, query: sa.Select[Any]) -> Any:
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            return connection.scalar(query)
+
+    @staticmethod
+    def _recorded_positions(connection: Connection, event_ids: list[str]) -> dict[str, Any]:
+        query = sa.select(events.c.event_id, events.c.stream_id, events.c.position).where(
+            events.c.event_id.in_(event_ids)
+        )
+        return {row.event_id: (row.stream_id, row.position) for row in connection.execute(query)}
+
+    @staticmethod
+    def _existing(connection: Connection, event_ids: list[str]) -> dict[str, Any]:
+        query = sa.select(
+            events.c.event_id, events.c.stream_id, events.c.stream_version, events.c.hash
+        ).where(events.c.event_id.in_(event_ids))
+        return {
+            row.event_id: (row.stream_id, row.stream_version, row.hash)
+            for row in connection.execute(query)
+        }
+
+    @staticmethod
+    def _head(connection: Connection, stream_id: str) -> ChainHead:
+        query = (
+            sa.select(events.c.stream_version, events.c.hash)
+            .where(events.c.stream_id == stream_id)
+            .order_by(events.c.stream_version.desc())
+            .limit(1)
+        )
+        row = connection.execute(query).first()
+        return ChainHead() if row is None else ChainHead(row.stream_version, row.hash)
+
+    @staticmethod
+    def _insert(connection: Connection, records: Sequence[RecordedEvent]) -> list[int]:
+        statement = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+        try:
+            result = connection.execute(statement, [to_row(record) for record in records])
+        except exc.IntegrityError:
+            # Appends are serialised, so this is a writer that bypassed the lock.
+            raise ConcurrencyError("another writer appended to the stream first") from None
+        return list(result.scalars())
