@@ -1,0 +1,53 @@
+"""Time the roll-notation parser on 1,000-character expressions, valid and pathological.
+
+Prints one JSON line: microseconds per parse (best of several runs) for each case.
+Run: .venv/bin/python bench/parse_bench.py
+"""
+
+from __future__ import annotations
+
+import json
+import timeit
+
+from domain.dice.notation import parse
+from domain.errors import DiceNotationError
+
+
+def _pad(text: str, filler: str = " ") -> str:
+    # Every case is exactly 1,000 characters, the longest expression R2 allows.
+    return text + filler * (1000 - len(text))
+
+
+CASES: dict[str, str] = {
+    "mixed_terms": _pad(("2d6+3[STR]*(1d8-2)/2-d4n+" * 40)[:-1][:999]),
+    "long_sum_1_plus": "1+" * 499 + "1" + " ",
+    "d20_repeated": _pad(("d20+" * 250)[:-1]),
+    "negation_chain": "-" * 999 + "1",
+    "nested_parens_500_error": "(" * 500 + ")" * 500,
+    "dice_over_1000_error": _pad("100d6+" * 11 + "1"),
+    "bad_char_at_end_error": _pad("1+" * 499 + "1", "x"),
+}
+
+
+def parse_quietly(text: str) -> None:
+    """Parse one expression, swallowing the notation error a pathological case raises."""
+    try:
+        parse(text)
+    except DiceNotationError:
+        pass
+
+
+def microseconds_per_parse(text: str, number: int = 200, repeat: int = 5) -> float:
+    """Return the best mean time of one parse over several timing runs, in microseconds."""
+    runs = timeit.repeat(lambda: parse_quietly(text), number=number, repeat=repeat)
+    return round(min(runs) / number * 1e6, 1)
+
+
+def main() -> None:
+    """Print the timings as one JSON line."""
+    assert all(len(text) == 1000 for text in CASES.values())
+    print(json.dumps({name: microseconds_per_parse(text) for name, text in CASES.items()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Roll notation (R1, R2, R13): text to expression tree and back.
+
+Grammar, lowest precedence first; whitespace may stand between tokens::
+
+    sum     := product (("+" | "-") product)*
+    product := unary (("*" | "/") unary)*
+    unary   := "-"* primary
+    primary := NUMBER label? | DICE label? | "(" sum ")"
+    DICE    := NUMBER? ("d" | "D") NUMBER "n"?      (no spaces inside)
+    label   := "[" text "]"
+
+Errors are ``DiceNotationError`` pointing at the 1-based column of the offending
+character; the first problem met reading from the left is the one reported.
+"""
+
+from __future__ import annotations
+
+from domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number, Operator
+from domain.dice.evaluate import constant_value, evaluate, first_die, postorder
+from domain.dice.ladder import ALLOWED_TEXT, is_allowed
+from domain.errors import DiceNotationError
+
+__all__ = ["parse", "evaluate", "constant_value", "format_expression", "tokenize"]
+
+MAX_TEXT = 1000
+MAX_TERM_DICE = 100
+MAX_ROLL_DICE = 1000
+MAX_DEPTH = 50
+MAX_NUMBER = 1_000_000
+MAX_LABEL = 40
+
+EXPECTED_OPERAND = "expected a number, a die or '('"
+DIGITS = frozenset("0123456789")
+
+# A token is a plain tuple, (kind, column, text, value, sides, exploding): parsing a
+# 1,000-character roll makes about a thousand of them, and tuples are the cheapest to
+# build. ``kind`` is the character itself for + - * / ( ), else number, dice, label, end
+# or error; ``column`` is 1-based; ``value`` is a number's value or a dice term's count.
+Token = tuple[str, int, str, int, int, bool]
+SINGLE_CHARACTER_KINDS = frozenset("+-*/()")
+ADDITIVE = frozenset("+-")
+MULTIPLICATIVE = frozenset("*/")
+OPERATORS: dict[str, Operator] = {"+": "+", "-": "-", "*": "*", "/": "/"}
+
+
+def tokenize(text: str) -> tuple[list[Token], DiceNotationError | None]:
+    """Split notation into tokens; a lexical error ends the list with an error token.
+
+    The error is returned rather than raised so that the parser can report the problem
+    it meets first, reading from the left.
+    """
+    tokens: list[Token] = []
+    append = tokens.append
+    pos, size = 0, len(text)
+    try:
+        while pos < size:
+            char = text[pos]
+            if char in SINGLE_CHARACTER_KINDS:
+                append((char, pos + 1, char, 0, 0, True))
+                pos += 1
+            elif char in DIGITS or char == "d" or char == "D":
+                token = _scan_number_or_dice(text, pos)
+                append(token)
+                pos += len(token[2])
+            elif char == "[":
+                token = _scan_label(text, pos)
+                append(token)
+                pos += len(token[2])
+            elif char.isspace():
+                pos += 1
+            else:
+                raise DiceNotationError(f"unexpected {char!r}", pos + 1)
+    except DiceNotationError as error:
+        append(("error", error.column or pos + 1, "", 0, 0, True))
+        return tokens, error
+    append(("end", size + 1, "", 0, 0, True))
+    return tokens, None
+
+
+def _digits_end(text: str, pos: int) -> int:
+    size = len(text)
+    while pos < size and text[pos] in DIGITS:
+        pos += 1
+    return pos
+
+
+def _scan_number_or_dice(text: str, start: int) -> Token:
+    count_end = _digits_end(text, start)
+    if count_end == len(text) or text[count_end] not in "dD":
+        value = int(text[start:count_end])
+        if value > MAX_NUMBER:
+            raise DiceNotationError(f"number too large (at most {MAX_NUMBER:,})", start + 1)
+        return ("number", start + 1, text[start:count_end], value, 0, True)
+    count = int(text[start:count_end]) if count_end > start else 1
+    if count < 1:
+        raise DiceNotationError("a dice term needs at least 1 die", start + 1)
+    if count > MAX_TERM_DICE:
+        raise DiceNotationError(f"at most {MAX_TERM_DICE} dice in one term", start + 1)
+    sides_start = count_end + 1
+    sides_end = _digits_end(text, sides_start)
+    if sides_end == sides_start:
+        raise DiceNotationError(
+            f"expected a die size after 'd' (allowed: {ALLOWED_TEXT})", sides_start + 1
+        )
+    sides_text = text[sides_start:sides_end]
+    sides = int(sides_text)
+    if not is_allowed(sides):
+        shown = sides_text if len(sides_text) <= 8 else sides_text[:8] + "..."
+        raise DiceNotationError(
+            f"d{shown} is not an allowed die (allowed: {ALLOWED_TEXT})", sides_start + 1
+        )
+    exploding = not (sides_end < len(text) and text[sides_end] == "n")
+    end = sides_end if exploding else sides_end + 1
+    return ("dice", start + 1, text[start:end], count, sides, exploding)
+
+
+def _scan_label(text: str, start: int) -> Token:
+    close = text.find("]", start + 1)
+    inner_open = text.find("[", start + 1, len(text) if close < 0 else close)
+    if inner_open >= 0:
+        raise DiceNotationError("'[' inside a label", inner_open + 1)
+    if close < 0:
+        raise DiceNotationError("unclosed '[' opened", start + 1)
+    raw = text[start + 1 : close]
+    label = raw.strip()
+    if not label:
+        raise DiceNotationError("empty label", start + 1)
+    if not label.isprintable():
+        offset = raw.index(label) + next(i for i, c in enumerate(label) if not c.isprintable())
+        raise DiceNotationError("unprintable character in label", start + 2 + offset)
+    if len(label) > MAX_LABEL:
+        raise DiceNotationError(f"label longer than {MAX_LABEL} characters", start + 1)
+    return ("label", start + 1, text[start : close + 1], 0, 0, True)
+
+
+def parse(text: str) -> Expression:
+    """Parse roll notation such as ``2d6+3[STR]`` into an expression tree (R2)."""
+    if len(text) > MAX_TEXT:
+        raise DiceNotationError(f"expression longer than {MAX_TEXT} characters", MAX_TEXT + 1)
+    if not text.strip():
+        raise DiceNotationError("empty expression", 1)
+    tokens, lexical_error = tokenize(text)
+    return _Parser(text, tokens, lexical_error).parse()
+
+
+class _Parser:
+    """Recursive descent over the tokens; the parenthesis cap bounds its depth."""
+
+    def __init__(
+        self, text: str, tokens: list[Token], lexical_error: DiceNotationError | None
+    ) -> None:
+        self._text = text
+        self._tokens = tokens
+        self._lexical_error = lexical_error
+        self._pos = 0
+        self._terms: list[DiceTerm] = []
+        self._dice = 0
+        self._depth = 0
+
+    def parse(self) -> Expression:
+        root = self._sum()
+        if self._tokens[self._pos][0] != "end":
+            raise self._unexpected()
+        return Expression(self._text, root, tuple(self._terms))
+
+    def _sum(self) -> Node:
+        left = self._product()
+        tokens = self._tokens
+        while (op := tokens[self._pos])[0] in ADDITIVE:
+            self._pos += 1
+            left = BinaryOp(OPERATORS[op[0]], left, self._product(), op[1])
+        return left
+
+    def _product(self) -> Node:
+        left = self._unary()
+        tokens = self._tokens
+        while (op := tokens[self._pos])[0] in MULTIPLICATIVE:
+            self._pos += 1
+            divisor_column = tokens[self._pos][1]
+            right = self._unary()
+            if op[0] == "/":
+                _check_divisor(right, divisor_column)
+            left = BinaryOp(OPERATORS[op[0]], left, right, op[1])
+        return left
+
+    def _unary(self) -> Node:
+        # A loop, not recursion: "----...-1" may be hundreds of signs long.
+        tokens = self._tokens
+        signs: list[int] = []
+        while (token := tokens[self._pos])[0] == "-":
+            signs.append(token[1])
+            self._pos += 1
+        node = self._primary()
+        for column in reversed(signs):
+            node = Negate(node, column)
+        return node
+
+    def _primary(self) -> Node:
+        kind, column, _, value, sides, exploding = self._tokens[self._pos]
+        if kind == "number":
+            self._pos += 1
+            return Number(value, column, self._label())
+        if kind == "dice":
+            self._pos += 1
+            return self._dice_term(column, value, sides, exploding)
+        if kind == "(":
+            return self._parenthesized(column)
+        if kind == "error" and self._lexical_error is not None:
+            raise self._lexical_error
+        raise DiceNotationError(EXPECTED_OPERAND, column)
+
+    def _dice_term(self, column: int, count: int, sides: int, exploding: bool) -> DiceTerm:
+        self._dice += count
+        if self._dice > MAX_ROLL_DICE:
+            raise DiceNotationError(f"more than {MAX_ROLL_DICE} dice in one roll", column)
+        term = DiceTerm(count, sides, exploding, len(self._terms), column, self._label())
+        self._terms.append(term)
+        return term
+
+    def _parenthesized(self, opening: int) -> Node:
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise DiceNotationError(f"parentheses nested more than {MAX_DEPTH} deep", opening)
+        self._pos += 1
+        inner = self._sum()
+        kind = self._tokens[self._pos][0]
+        if kind == "end":
+            raise DiceNotationError("unclosed '(' opened", opening)
+        if kind != ")":
+            raise self._unexpected()
+        self._pos += 1
+        self._depth -= 1
+        return inner
+
+    def _label(self) -> str | None:
+        kind, _, text, *_ = self._tokens[self._pos]
+        if kind != "label":
+            return None
+        self._pos += 1
+        return text[1:-1].strip()
+
+    def _unexpected(self) -> DiceNotationError:
+        kind, column, text, *_ = self._tokens[self._pos]
+        if kind == "error" and self._lexical_error is not None:
+            return self._lexical_error
+        if kind == "label":
+            return DiceNotationError("a label may follow only a number or a die", column)
+        return DiceNotationError(f"unexpected {text[0]!r}", column)
+
+
+def _check_divisor(divisor: Node, column: int) -> None:
+    # Refused at parse time: a divisor that depends on dice could be zero only after the
+    # dice were drawn, and a roll must never fail halfway (R2).
+    if first_die(divisor) is not None or constant_value(divisor) == 0:
+        raise DiceNotationError("divisor must be a non-zero constant", column)
+
+
+# Binding strength in the canonical form: a child binding more loosely than its parent
+# requires needs parentheses.
+_SUM, _PRODUCT, _UNARY, _ATOM = 1, 2, 3, 4
+
+
+def format_expression(expression: Expression | Node) -> str:
+    """Return the canonical text of an expression: no spaces, explicit counts, few parens."""
+    root = expression.root if isinstance(expression, Expression) else expression
+    parts: list[tuple[str, int]] = []
+    for node in postorder(root):
+        if isinstance(node, Number):
+            parts.append((f"{node.value}{_label_text(node.label)}", _ATOM))
+        elif isinstance(node, DiceTerm):
+            marker = "" if node.exploding else "n"
+            text = f"{node.count}d{node.sides}{marker}{_label_text(node.label)}"
+            parts.append((text, _ATOM))
+        elif isinstance(node, Negate):
+            parts.append(("-" + _wrap(parts.pop(), _UNARY), _UNARY))
+        else:
+            strength = _SUM if node.op in "+-" else _PRODUCT
+            right = _wrap(parts.pop(), strength + 1)
+            left = _wrap(parts.pop(), strength)
+            parts.append((f"{left}{node.op}{right}", strength))
+    return parts[0][0]
+
+
+def _wrap(part: tuple[str, int], needed: int) -> str:
+    text, strength = part
+    return text if strength >= needed else f"({text})"
+
+
+def _label_text(label: str | None) -> str:
+    return "" if label is None else f"[{label}]"
