@@ -197,3 +197,11 @@ def ensure_schema(engine: Engine, url: str) -> None:
         f"database schema is at {current or 'no revision'}, code needs {head}; "
         "run `diceledger db upgrade`"
     )
+
+
+def open_engine(explicit_url: str | None = None) -> Engine:
+    """Resolve the URL, connect, and make sure the schema is current (see ensure_schema)."""
+    url = resolve_url(explicit_url)
+    engine = make_engine(url)
+    ensure_schema(engine, url)
+    return engine

@@ -1,0 +1,52 @@
+"""``diceledger db``: create, upgrade and inspect the database schema."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from cli.context import AppContext, pass_app
+from infra.db import current_revision, head_revision, make_engine, resolve_url, upgrade
+
+
+@click.group("db")
+def db() -> None:
+    """Create, upgrade and inspect the database schema."""
+
+
+@db.command("upgrade")
+@pass_app
+def upgrade_command(app: AppContext) -> None:
+    """Upgrade the database schema to the one this version of diceledger needs."""
+    url = resolve_url(app.db_url)
+    upgrade(url)
+    _report(app, url, "upgraded")
+
+
+@db.command("current")
+@pass_app
+def current_command(app: AppContext) -> None:
+    """Show the database's schema revision and whether it is the current one."""
+    _report(app, resolve_url(app.db_url), None)
+
+
+def _report(app: AppContext, url: str, action: str | None) -> None:
+    engine = make_engine(url)
+    try:
+        current = current_revision(engine)
+    finally:
+        engine.dispose()
+    head = head_revision()
+    if app.json:
+        document: dict[str, object] = {
+            "database": engine.url.render_as_string(hide_password=True),
+            "revision": current,
+            "head": head,
+            "is_head": current == head,
+        }
+        click.echo(json.dumps(document))
+        return
+    state = "up to date" if current == head else f"behind; the code needs {head}"
+    prefix = f"{action}: " if action else ""
+    click.echo(f"{prefix}schema revision {current or 'none'} ({state})")
