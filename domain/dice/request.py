@@ -140,3 +140,21 @@ class RollSpec:
     def ease(self) -> int:
         """Return the net Eased minus Hindered amount (R9)."""
         return total(self.eased) - total(self.hindered)
+
+
+def build_spec(
+    expression: Expression,
+    *,
+    check: bool,
+    advantage: tuple[Modifier, ...] = (),
+    disadvantage: tuple[Modifier, ...] = (),
+    median: bool = False,
+    eased: tuple[Modifier, ...] = (),
+    hindered: tuple[Modifier, ...] = (),
+    exploding: bool = True,
+) -> RollSpec:
+    """Return the spec of a check or plain roll, refusing check options on a plain roll (R7)."""
+    if not check and (advantage or disadvantage or median):
+        raise RollError("advantage, disadvantage and median apply to checks, not to a plain roll")
+    check_die = CheckDie(advantage, disadvantage, median) if check else None
+    return RollSpec(expression, check_die, eased, hindered, exploding)

@@ -1,0 +1,1 @@
+"""Statistics over dice: goodness of fit and luck against exact odds."""
