@@ -52,14 +52,14 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engine:
     """Build an engine: SQLite in WAL with full sync and a busy timeout, or PostgreSQL."""
     url = normalize_url(url)
     with translate_errors(url):
         parsed = sa.make_url(url)
         if parsed.get_backend_name() == "sqlite":
             engine = sa.create_engine(parsed)
-            _configure_sqlite(engine)
+            _configure_sqlite(engine, int(busy_timeout_ms))
             return engine
         connect_args: dict[str, Any] = {}
         if parsed.get_backend_name() == "postgresql":
@@ -67,13 +67,13 @@ def make_engine(url: str) -> Engine:
         return sa.create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy's "begin" event below issue BEGIN instead of the driver.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         cursor.execute("PRAGMA journal_mode = WAL")
         # FULL syncs the WAL on every commit: an acknowledged append survives power loss.
         cursor.execute("PRAGMA synchronous = FULL")

@@ -17,8 +17,9 @@ from infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 class InMemoryEventStore(EventStore):
     """Keep every event in a list; a lock makes each call atomic across threads."""
 
-    def __init__(self, clock: Clock = utc_now) -> None:
+    def __init__(self, clock: Clock = utc_now, batch_size: int = READ_BATCH_SIZE) -> None:
         self._clock = clock
+        self._batch_size = batch_size
         self._lock = threading.RLock()
         self._log: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
@@ -57,9 +58,9 @@ class InMemoryEventStore(EventStore):
         start = max(from_version, 1) - 1
         while True:
             with self._lock:
-                batch = self._streams.get(stream_id, [])[start : start + READ_BATCH_SIZE]
+                batch = self._streams.get(stream_id, [])[start : start + self._batch_size]
             yield from batch
-            if len(batch) < READ_BATCH_SIZE:
+            if len(batch) < self._batch_size:
                 return
             start += len(batch)
 
@@ -68,9 +69,9 @@ class InMemoryEventStore(EventStore):
         start = max(after_position, 0)
         while True:
             with self._lock:
-                batch = self._log[start : start + READ_BATCH_SIZE]
+                batch = self._log[start : start + self._batch_size]
             yield from batch
-            if len(batch) < READ_BATCH_SIZE:
+            if len(batch) < self._batch_size:
                 return
             start += len(batch)
 

@@ -1,0 +1,102 @@
+"""Shared database fixtures: a fresh SQLite file, and a fresh place on the local PostgreSQL.
+
+PostgreSQL tests are skipped when the server at 127.0.0.1:5432 is down, unless
+REQUIRE_POSTGRES=1 is set (as in CI): then they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+PG_SERVER = os.environ.get("DICELEDGER_TEST_PG", "host=127.0.0.1 port=5432 user=postgres")
+PG_URL_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432"
+
+
+def postgres_required() -> bool:
+    """Tell whether a missing PostgreSQL server must fail the run rather than skip."""
+    return os.environ.get("REQUIRE_POSTGRES") == "1"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "postgres_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+
+
+def _server_problem() -> str | None:
+    import psycopg
+
+    try:
+        with psycopg.connect(f"{PG_SERVER} dbname=test connect_timeout=3"):
+            return None
+    except psycopg.Error as error:
+        return str(error).splitlines()[0]
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """Create one scratch database for the run and drop it at the end; yield its name."""
+    import psycopg
+
+    problem = _server_problem()
+    if problem is not None:
+        message = f"PostgreSQL is not available: {problem}"
+        if postgres_required():
+            pytest.fail(message)
+        pytest.skip(message)
+    name = f"diceledger_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(f"{PG_SERVER} dbname=test", autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        with psycopg.connect(f"{PG_SERVER} dbname=test", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url(postgres_database: str) -> Iterator[str]:
+    """Yield the URL of a fresh, empty schema in the run's PostgreSQL database.
+
+    Each test gets its own schema (through the connection's search_path), which is much
+    faster than a database per test and just as isolated for unqualified table names.
+    """
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    conninfo = f"{PG_SERVER} dbname={postgres_database}"
+    with psycopg.connect(conninfo, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG_URL_BASE}/{postgres_database}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="session")
+def _upgraded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from infra.db import upgrade
+
+    path = tmp_path_factory.mktemp("template") / "template.sqlite"
+    upgrade(f"sqlite:///{path}")
+    # Fold the WAL into the main file so that a plain copy is complete.
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, _upgraded_sqlite_template: Path) -> str:
+    """Return the URL of a fresh SQLite file in tmp_path, already at the schema head."""
+    path = tmp_path / "diceledger.sqlite"
+    shutil.copyfile(_upgraded_sqlite_template, path)
+    return f"sqlite:///{path}"

@@ -1,0 +1,71 @@
+"""Builders shared by the store tests: events, clocks and a store for each backend."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from domain.records import NewEvent
+from infra.db import make_engine, upgrade
+from infra.store.memory import InMemoryEventStore
+from infra.store.port import Clock, EventStore
+from infra.store.sql import SqlEventStore
+
+BACKENDS = [
+    pytest.param("memory", id="memory"),
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+StoreFactory = Callable[..., EventStore]
+
+
+def new_event(event_type: str = "DiceRolled", **data: Any) -> NewEvent:
+    """Return a new event with a fresh id and the given data."""
+    return NewEvent(
+        event_id=str(uuid.uuid4()),
+        event_type=event_type,
+        data=data or {"face": 4},
+        meta={"actor": "gm", "correlation_id": str(uuid.uuid4())},
+    )
+
+
+def ticking_clock(start: datetime | None = None) -> Clock:
+    """Return a clock that moves one millisecond and seven microseconds per call."""
+    moments: Iterator[datetime] = (
+        (start or datetime(2026, 11, 29, 19, 40, 33, 123456, tzinfo=UTC))
+        + timedelta(microseconds=1007 * step)
+        for step in range(10**9)
+    )
+    return lambda: next(moments)
+
+
+def database_url(backend: str, request: pytest.FixtureRequest) -> str | None:
+    """Return an upgraded database URL for a SQL backend, None for the in-memory one."""
+    if backend == "memory":
+        return None
+    if backend == "sqlite":
+        url: str = request.getfixturevalue("sqlite_url")
+        return url
+    url = request.getfixturevalue("postgres_url")
+    upgrade(url)
+    return url
+
+
+def store_factory(backend: str, request: pytest.FixtureRequest) -> StoreFactory:
+    """Return a function building stores of one backend that all share one database."""
+    url = database_url(backend, request)
+    engines = []
+
+    def build(**options: Any) -> EventStore:
+        if url is None:
+            return InMemoryEventStore(**options)
+        engine = make_engine(url)
+        engines.append(engine)
+        return SqlEventStore(engine, **options)
+
+    request.addfinalizer(lambda: [engine.dispose() for engine in engines])
+    return build
