@@ -185,11 +185,24 @@ def head_revision() -> str:
     return head
 
 
+def known_revisions() -> set[str]:
+    """Return every schema revision the code's migrations define."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return {script.revision for script in scripts.walk_revisions()}
+
+
 def ensure_schema(engine: Engine, url: str) -> None:
     """Make sure the schema is current: upgrade SQLite by itself, refuse a stale server."""
     current, head = current_revision(engine), head_revision()
     if current == head:
         return
+    if current is not None and current not in known_revisions():
+        raise StoreUnavailableError(
+            f"database schema is at {current}, which this diceledger does not know "
+            f"(its newest is {head}); use a newer diceledger"
+        )
     if is_sqlite(url):
         upgrade(url)
         return

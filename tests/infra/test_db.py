@@ -1,0 +1,127 @@
+"""Where the database is, how SQLite is set up, and the one-line errors a user can meet."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from domain.errors import StoreUnavailableError
+from infra.db import make_engine, normalize_url, resolve_url, upgrade, write_connection
+from infra.store.sql import APPEND_LOCK_KEY, SqlEventStore
+from tests.infra.support import new_event
+
+
+def test_an_explicit_url_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DICELEDGER_DB", "sqlite:///from-env.sqlite")
+    assert resolve_url("sqlite:///explicit.sqlite") == "sqlite:///explicit.sqlite"
+    assert resolve_url(None) == "sqlite:///from-env.sqlite"
+
+
+def test_the_default_is_a_file_in_the_user_data_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("DICELEDGER_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    url = resolve_url(None)
+    assert url == f"sqlite:///{tmp_path / 'data' / 'diceledger' / 'diceledger.sqlite'}"
+    assert (tmp_path / "data" / "diceledger").is_dir()
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
+def test_plain_postgres_urls_use_the_psycopg_driver(scheme: str) -> None:
+    assert normalize_url(f"{scheme}://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert resolve_url(f"{scheme}://u@h/db") == "postgresql+psycopg://u@h/db"
+
+
+def test_sqlite_runs_in_wal_with_full_sync_and_a_busy_timeout(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    try:
+        with engine.connect() as connection:
+            pragma = connection.exec_driver_sql
+            assert pragma("PRAGMA journal_mode").scalar() == "wal"
+            assert pragma("PRAGMA synchronous").scalar() == 2  # FULL
+            assert pragma("PRAGMA busy_timeout").scalar() == 10_000
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("not a url", "not a usable database URL"),
+        ("nosuchdb://x/y", "not a usable database URL"),
+        ("postgresql://postgres@127.0.0.1:1/test", "cannot use the database"),
+        ("sqlite:////nonexistent-folder/x/y.sqlite", "unable to open database file"),
+    ],
+)
+def test_unusable_urls_give_one_line_errors(url: str, fragment: str) -> None:
+    with pytest.raises(StoreUnavailableError) as raised:
+        engine = make_engine(url)
+        SqlEventStore(engine).head_position()
+    assert fragment in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_password_never_appears_in_an_error() -> None:
+    with pytest.raises(StoreUnavailableError) as raised:
+        SqlEventStore(make_engine("postgresql://u:s3cret@127.0.0.1:1/db")).head_position()
+    assert "s3cret" not in str(raised.value)
+
+
+def test_a_sqlite_writer_waits_out_a_short_lock(sqlite_url: str) -> None:
+    holder = make_engine(sqlite_url)
+    waiter = make_engine(sqlite_url)
+    released = threading.Event()
+    try:
+        with write_connection(holder) as connection, connection.begin():
+            threading.Timer(0.2, released.set).start()
+            appended: list[int] = []
+            thread = threading.Thread(
+                target=lambda: appended.extend(
+                    SqlEventStore(waiter).append("s1", [new_event()], expected_version=0)
+                )
+            )
+            thread.start()
+            released.wait()
+        thread.join()
+        assert appended == [1]
+    finally:
+        holder.dispose()
+        waiter.dispose()
+
+
+def test_a_sqlite_lock_held_past_the_busy_timeout_is_a_clear_error(sqlite_url: str) -> None:
+    holder = make_engine(sqlite_url)
+    impatient = make_engine(sqlite_url, busy_timeout_ms=50)
+    try:
+        with write_connection(holder) as connection, connection.begin():
+            with pytest.raises(StoreUnavailableError, match="locked by another writer"):
+                SqlEventStore(impatient).append("s1", [new_event()], expected_version=0)
+    finally:
+        holder.dispose()
+        impatient.dispose()
+
+
+def test_a_postgres_append_lock_held_too_long_is_a_clear_error(postgres_url: str) -> None:
+    upgrade(postgres_url)
+    holder = make_engine(postgres_url)
+    engine = make_engine(postgres_url)
+    try:
+        with holder.begin() as connection:
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": APPEND_LOCK_KEY})
+            store = SqlEventStore(engine, lock_timeout_ms=100)
+            with pytest.raises(StoreUnavailableError, match="timed out waiting"):
+                store.append("s1", [new_event()], expected_version=0)
+        assert SqlEventStore(engine).append("s1", [new_event()], expected_version=0)
+    finally:
+        holder.dispose()
+        engine.dispose()
+
+
+def test_a_missing_postgres_database_is_a_clear_error(postgres_url: str) -> None:
+    url = sa.make_url(postgres_url).set(database="diceledger_no_such_db").render_as_string(False)
+    with pytest.raises(StoreUnavailableError, match='database "diceledger_no_such_db" does not'):
+        SqlEventStore(make_engine(url)).head_position()
