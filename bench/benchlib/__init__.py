@@ -1,0 +1,1 @@
+"""Helpers shared by the benchmark scripts in bench/: options, statistics, fixtures."""
