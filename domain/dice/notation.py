@@ -15,12 +15,14 @@ character; the first problem met reading from the left is the one reported.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number, Operator
 from domain.dice.evaluate import constant_value, evaluate, first_die, postorder
 from domain.dice.ladder import ALLOWED_TEXT, is_allowed
 from domain.errors import DiceNotationError
 
-__all__ = ["parse", "evaluate", "constant_value", "format_expression", "tokenize"]
+__all__ = ["parse", "evaluate", "constant_value", "format_expression"]
 
 MAX_TEXT = 1000
 MAX_TERM_DICE = 100
@@ -35,7 +37,8 @@ DIGITS = frozenset("0123456789")
 # A token is a plain tuple, (kind, column, text, value, sides, exploding): parsing a
 # 1,000-character roll makes about a thousand of them, and tuples are the cheapest to
 # build. ``kind`` is the character itself for + - * / ( ), else number, dice, label, end
-# or error; ``column`` is 1-based; ``value`` is a number's value or a dice term's count.
+# or error (whose ``text`` is the reason); ``column`` is 1-based; ``value`` is a number's
+# value or a dice term's count.
 Token = tuple[str, int, str, int, int, bool]
 SINGLE_CHARACTER_KINDS = frozenset("+-*/()")
 ADDITIVE = frozenset("+-")
@@ -43,38 +46,35 @@ MULTIPLICATIVE = frozenset("*/")
 OPERATORS: dict[str, Operator] = {"+": "+", "-": "-", "*": "*", "/": "/"}
 
 
-def tokenize(text: str) -> tuple[list[Token], DiceNotationError | None]:
-    """Split notation into tokens; a lexical error ends the list with an error token.
+def tokenize(text: str) -> Iterator[Token]:
+    """Yield the tokens of notation lazily, ending with an ``end`` or an ``error`` token.
 
-    The error is returned rather than raised so that the parser can report the problem
-    it meets first, reading from the left.
+    A lexical problem becomes an error token (its reason in ``text``) instead of an
+    exception, so the parser reports it only if no earlier problem stops it first.
     """
-    tokens: list[Token] = []
-    append = tokens.append
     pos, size = 0, len(text)
     try:
         while pos < size:
             char = text[pos]
             if char in SINGLE_CHARACTER_KINDS:
-                append((char, pos + 1, char, 0, 0, True))
+                yield (char, pos + 1, char, 0, 0, True)
                 pos += 1
             elif char in DIGITS or char == "d" or char == "D":
                 token = _scan_number_or_dice(text, pos)
-                append(token)
+                yield token
                 pos += len(token[2])
             elif char == "[":
                 token = _scan_label(text, pos)
-                append(token)
+                yield token
                 pos += len(token[2])
             elif char.isspace():
                 pos += 1
             else:
                 raise DiceNotationError(f"unexpected {char!r}", pos + 1)
     except DiceNotationError as error:
-        append(("error", error.column or pos + 1, "", 0, 0, True))
-        return tokens, error
-    append(("end", size + 1, "", 0, 0, True))
-    return tokens, None
+        yield ("error", error.column or pos + 1, error.reason, 0, 0, True)
+        return
+    yield ("end", size + 1, "", 0, 0, True)
 
 
 def _digits_end(text: str, pos: int) -> int:
@@ -139,44 +139,41 @@ def parse(text: str) -> Expression:
         raise DiceNotationError(f"expression longer than {MAX_TEXT} characters", MAX_TEXT + 1)
     if not text.strip():
         raise DiceNotationError("empty expression", 1)
-    tokens, lexical_error = tokenize(text)
-    return _Parser(text, tokens, lexical_error).parse()
+    return _Parser(text).parse()
 
 
 class _Parser:
-    """Recursive descent over the tokens; the parenthesis cap bounds its depth."""
+    """Recursive descent over ``tokenize``; the parenthesis cap bounds its depth."""
 
-    def __init__(
-        self, text: str, tokens: list[Token], lexical_error: DiceNotationError | None
-    ) -> None:
+    def __init__(self, text: str) -> None:
         self._text = text
-        self._tokens = tokens
-        self._lexical_error = lexical_error
-        self._pos = 0
+        self._next_token = tokenize(text).__next__
+        self._token = self._next_token()
         self._terms: list[DiceTerm] = []
         self._dice = 0
         self._depth = 0
 
     def parse(self) -> Expression:
         root = self._sum()
-        if self._tokens[self._pos][0] != "end":
+        if self._token[0] != "end":
             raise self._unexpected()
         return Expression(self._text, root, tuple(self._terms))
 
+    # Each loop below reads self._token and consumes it by fetching the next one; the
+    # end and error tokens match nothing, so the stream is never read past them.
+
     def _sum(self) -> Node:
         left = self._product()
-        tokens = self._tokens
-        while (op := tokens[self._pos])[0] in ADDITIVE:
-            self._pos += 1
+        while (op := self._token)[0] in ADDITIVE:
+            self._token = self._next_token()
             left = BinaryOp(OPERATORS[op[0]], left, self._product(), op[1])
         return left
 
     def _product(self) -> Node:
         left = self._unary()
-        tokens = self._tokens
-        while (op := tokens[self._pos])[0] in MULTIPLICATIVE:
-            self._pos += 1
-            divisor_column = tokens[self._pos][1]
+        while (op := self._token)[0] in MULTIPLICATIVE:
+            self._token = self._next_token()
+            divisor_column = self._token[1]
             right = self._unary()
             if op[0] == "/":
                 _check_divisor(right, divisor_column)
@@ -185,28 +182,27 @@ class _Parser:
 
     def _unary(self) -> Node:
         # A loop, not recursion: "----...-1" may be hundreds of signs long.
-        tokens = self._tokens
         signs: list[int] = []
-        while (token := tokens[self._pos])[0] == "-":
+        while (token := self._token)[0] == "-":
             signs.append(token[1])
-            self._pos += 1
+            self._token = self._next_token()
         node = self._primary()
         for column in reversed(signs):
             node = Negate(node, column)
         return node
 
     def _primary(self) -> Node:
-        kind, column, _, value, sides, exploding = self._tokens[self._pos]
+        kind, column, text, value, sides, exploding = self._token
         if kind == "number":
-            self._pos += 1
+            self._token = self._next_token()
             return Number(value, column, self._label())
         if kind == "dice":
-            self._pos += 1
+            self._token = self._next_token()
             return self._dice_term(column, value, sides, exploding)
         if kind == "(":
             return self._parenthesized(column)
-        if kind == "error" and self._lexical_error is not None:
-            raise self._lexical_error
+        if kind == "error":
+            raise DiceNotationError(text, column)
         raise DiceNotationError(EXPECTED_OPERAND, column)
 
     def _dice_term(self, column: int, count: int, sides: int, exploding: bool) -> DiceTerm:
@@ -221,28 +217,28 @@ class _Parser:
         self._depth += 1
         if self._depth > MAX_DEPTH:
             raise DiceNotationError(f"parentheses nested more than {MAX_DEPTH} deep", opening)
-        self._pos += 1
+        self._token = self._next_token()
         inner = self._sum()
-        kind = self._tokens[self._pos][0]
+        kind = self._token[0]
         if kind == "end":
             raise DiceNotationError("unclosed '(' opened", opening)
         if kind != ")":
             raise self._unexpected()
-        self._pos += 1
+        self._token = self._next_token()
         self._depth -= 1
         return inner
 
     def _label(self) -> str | None:
-        kind, _, text, *_ = self._tokens[self._pos]
+        kind, _, text, *_ = self._token
         if kind != "label":
             return None
-        self._pos += 1
+        self._token = self._next_token()
         return text[1:-1].strip()
 
     def _unexpected(self) -> DiceNotationError:
-        kind, column, text, *_ = self._tokens[self._pos]
-        if kind == "error" and self._lexical_error is not None:
-            return self._lexical_error
+        kind, column, text, *_ = self._token
+        if kind == "error":
+            return DiceNotationError(text, column)
         if kind == "label":
             return DiceNotationError("a label may follow only a number or a die", column)
         return DiceNotationError(f"unexpected {text[0]!r}", column)
@@ -251,7 +247,7 @@ class _Parser:
 def _check_divisor(divisor: Node, column: int) -> None:
     # Refused at parse time: a divisor that depends on dice could be zero only after the
     # dice were drawn, and a roll must never fail halfway (R2).
-    if first_die(divisor) is not None or constant_value(divisor) == 0:
+    if first_die(divisor) is not None or evaluate(divisor, {}) == 0:
         raise DiceNotationError("divisor must be a non-zero constant", column)
 
 

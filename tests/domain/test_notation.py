@@ -141,6 +141,7 @@ def test_r2_division_by_a_constant_expression_is_accepted() -> None:
         ("1 d20", "unexpected 'd' at column 3"),
         ("1d20 3x", "unexpected '3' at column 6"),
         ("1+)x", "expected a number, a die or '(' at column 3"),
+        ("1/0x", "divisor must be a non-zero constant at column 3"),
         ("é", "unexpected 'é' at column 1"),
         ("1d", f"expected a die size after 'd' (allowed: {ALLOWED_TEXT}) at column 3"),
         ("d", f"expected a die size after 'd' (allowed: {ALLOWED_TEXT}) at column 2"),
