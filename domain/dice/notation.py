@@ -7,7 +7,11 @@ Grammar, lowest precedence first; whitespace may stand between tokens::
     unary   := "-"* primary
     primary := NUMBER label? | DICE label? | "(" sum ")"
     DICE    := NUMBER? ("d" | "D") NUMBER "n"?      (no spaces inside)
-    label   := "[" text "]"
+    label   := "[" text "]"    (1-40 printable characters once stripped, no brackets)
+
+Sizes come from the ladder (R1); a trailing ``n`` marks a term non-exploding (R13). The
+limits of R2 (text length, dice per term and per roll, nesting, integer size) are checked
+here, so no later stage meets an oversized or unbounded roll.
 
 Errors are ``DiceNotationError`` pointing at the 1-based column of the offending
 character; the first problem met reading from the left is the one reported.
