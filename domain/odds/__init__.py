@@ -1,0 +1,16 @@
+"""Exact probabilities of rolls and checks under the ruleset (see docs/odds.md)."""
+
+from __future__ import annotations
+
+from domain.odds.distribution import Distribution
+from domain.odds.exact import clear_caches, distribution, success_probability
+from domain.odds.opposed import OpposedOdds, opposed_odds
+
+__all__ = [
+    "Distribution",
+    "OpposedOdds",
+    "clear_caches",
+    "distribution",
+    "opposed_odds",
+    "success_probability",
+]
