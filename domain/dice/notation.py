@@ -32,6 +32,8 @@ MAX_TEXT = 1000
 MAX_TERM_DICE = 100
 MAX_ROLL_DICE = 1000
 MAX_DEPTH = 50
+# Bounds the depth of the tree, so comparing or printing one never recurses too deep.
+MAX_OPERATORS = 150
 MAX_NUMBER = 1_000_000
 MAX_LABEL = 40
 
@@ -156,6 +158,7 @@ class _Parser:
         self._terms: list[DiceTerm] = []
         self._dice = 0
         self._depth = 0
+        self._operators = 0
 
     def parse(self) -> Expression:
         root = self._sum()
@@ -169,6 +172,7 @@ class _Parser:
     def _sum(self) -> Node:
         left = self._product()
         while (op := self._token)[0] in ADDITIVE:
+            self._count_operator(op[1])
             self._token = self._next_token()
             left = BinaryOp(OPERATORS[op[0]], left, self._product(), op[1])
         return left
@@ -176,6 +180,7 @@ class _Parser:
     def _product(self) -> Node:
         left = self._unary()
         while (op := self._token)[0] in MULTIPLICATIVE:
+            self._count_operator(op[1])
             self._token = self._next_token()
             divisor_column = self._token[1]
             right = self._unary()
@@ -188,12 +193,18 @@ class _Parser:
         # A loop, not recursion: "----...-1" may be hundreds of signs long.
         signs: list[int] = []
         while (token := self._token)[0] == "-":
+            self._count_operator(token[1])
             signs.append(token[1])
             self._token = self._next_token()
         node = self._primary()
         for column in reversed(signs):
             node = Negate(node, column)
         return node
+
+    def _count_operator(self, column: int) -> None:
+        self._operators += 1
+        if self._operators > MAX_OPERATORS:
+            raise DiceNotationError(f"more than {MAX_OPERATORS} operators in one roll", column)
 
     def _primary(self) -> Node:
         kind, column, text, value, sides, exploding = self._token

@@ -214,13 +214,25 @@ def test_r2_integers_up_to_one_million() -> None:
     assert error_of("2*" + "9" * 900) == "number too large (at most 1,000,000) at column 3"
 
 
-def test_r2_longest_sum_and_negation_chain_parse_evaluate_and_format() -> None:
-    long_sum = "1+" * 499 + "1"
-    long_negation = "-" * 999 + "1"
-    assert value_of(long_sum) == 500
-    assert value_of(long_negation) == -1
+def test_r2_longest_allowed_sum_and_negation_chain_parse_evaluate_and_format() -> None:
+    long_sum = "1+" * 150 + "1"
+    long_negation = "-" * 150 + "1"
+    assert value_of(long_sum) == 151
+    assert value_of(long_negation) == 1
     assert format_expression(parse(long_sum)) == long_sum
     assert format_expression(parse(long_negation)) == long_negation
+
+
+@pytest.mark.parametrize("text", ["1+" * 499 + "1", "-" * 999 + "1", "1*" * 151 + "1"])
+def test_r2_more_than_150_operators_is_refused_before_the_tree_gets_too_deep(text: str) -> None:
+    with pytest.raises(DiceNotationError, match="more than 150 operators in one roll"):
+        parse(text)
+
+
+def test_r2_the_deepest_allowed_tree_compares_and_prints() -> None:
+    text = "(" * 50 + "-" * 75 + "1" + "+1" * 75 + ")" * 50
+    assert parse(text) == parse(text)  # dataclass equality walks the whole tree
+    assert repr(parse(text)).count("Negate(") == 75
 
 
 # --- R1: die sizes --------------------------------------------------------------------
