@@ -8,4 +8,14 @@ from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "db": ("cli.db", "db", "Create, upgrade and inspect the database schema."),
+    "session": ("cli.session", "session", "Start, join, list, show and end sessions."),
+    "roll": ("cli.rolls", "roll", "Roll dice: a damage or effect roll."),
+    "check": ("cli.rolls", "check", "Make a check against a target or a DC."),
+    "save": ("cli.rolls", "save", "Make a save against an origin's effect."),
+    "opposed": ("cli.rolls", "opposed", "Roll an opposed check, again on a tie."),
+    "reroll": ("cli.rolls", "reroll", "Spend rerolls on chosen dice of a waiting roll."),
+    "accept": ("cli.rolls", "accept", "Accept a waiting roll as it stands."),
+    "reveal": ("cli.rolls", "reveal", "Show a blind roll to the players (GM)."),
+    "seed": ("cli.rolls", "seed", "Reveal the session's seed (GM)."),
+    "odds": ("cli.odds", "odds", "Show the exact odds of a roll or check."),
 }

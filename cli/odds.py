@@ -1,0 +1,306 @@
+"""``diceledger odds``: exact odds of a roll, a check or an opposed check; no database."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from fractions import Fraction
+
+import click
+
+from domain.dice.notation import format_expression, parse
+from domain.dice.request import CheckDie, Modifier, RollSpec, Target
+from domain.odds import Distribution, distribution, opposed_odds
+
+MAX_ROWS = 20
+BAR_WIDTH = 50
+SHORT_FRACTION = 30  # longer exact fractions are left to --json
+TAIL = Fraction(1, 2000)  # each histogram tail beyond this mass is grouped into one row
+
+
+def _amounts(values: tuple[int, ...]) -> tuple[Modifier, ...]:
+    return tuple(Modifier(v) for v in values)
+
+
+def _spec(
+    text: str,
+    *,
+    is_check: bool,
+    adv: tuple[int, ...],
+    dis: tuple[int, ...],
+    median: bool,
+    eased: tuple[int, ...],
+    hindered: tuple[int, ...],
+    exploding: bool,
+) -> RollSpec:
+    check = CheckDie(_amounts(adv), _amounts(dis), median) if is_check else None
+    return RollSpec(parse(text), check, _amounts(eased), _amounts(hindered), exploding)
+
+
+def _exact(value: Fraction) -> dict[str, object]:
+    return {"fraction": str(value), "float": float(value)}
+
+
+def _percent(value: Fraction) -> str:
+    if 0 < value < Fraction(1, 10000):
+        return "<0.01%"
+    if Fraction(9999, 10000) < value < 1:
+        return ">99.99%"
+    return f"{float(value) * 100:.2f}%"
+
+
+def _chance(value: Fraction) -> str:
+    text = str(value)
+    return f"{text} ({_percent(value)})" if len(text) <= SHORT_FRACTION else _percent(value)
+
+
+def _mean(value: Fraction) -> str:
+    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
+    return f"{value} = {text}" if len(str(value)) <= 12 and value.denominator != 1 else text
+
+
+def _use_color() -> bool:
+    return not os.environ.get("NO_COLOR")
+
+
+def histogram(dist: Distribution, target: int | None) -> list[str]:
+    """Return text rows of the distribution: at most MAX_ROWS bins plus two grouped tails."""
+    totals = list(dist)
+    low, high = totals[0], totals[-1]
+    if len(totals) > MAX_ROWS:
+        low = next(t for t in totals if dist.at_most(t) >= TAIL)
+        high = next(t for t in reversed(totals) if dist.at_least(t) >= TAIL)
+    width = max(1, math.ceil((high - low + 1) / MAX_ROWS))
+    if target is not None and low < target <= high:
+        low -= (target - low) % width and width - (target - low) % width  # bins meet at target
+    rows: list[tuple[str, Fraction, bool]] = []
+    if low > totals[0]:
+        rows.append((f"<={low - 1}", dist.at_most(low - 1), False))
+    start = low
+    while start <= high:
+        end = min(start + width - 1, high)
+        label = str(start) if start == end else f"{start}-{end}"
+        mass = dist.at_least(start) - dist.at_least(end + 1)
+        rows.append((label, mass, target is not None and start >= target))
+        start = end + 1
+    if high < totals[-1]:
+        rows.append((f">={high + 1}", dist.at_least(high + 1), target is not None))
+    return _render_rows(rows)
+
+
+def _render_rows(rows: list[tuple[str, Fraction, bool]]) -> list[str]:
+    label_width = max(len(label) for label, _, _ in rows)
+    top = max(mass for _, mass, _ in rows) or Fraction(1)
+    lines = []
+    for label, mass, success in rows:
+        bar = ("#" if success else "=") * round(BAR_WIDTH * mass / top)
+        if _use_color():
+            bar = click.style(bar, fg="green" if success else None)
+        lines.append(f"  {label:>{label_width}} {_percent(mass):>7} {bar}")
+    return lines
+
+
+def _describe(spec: RollSpec, rerolls: int) -> str:
+    parts = [format_expression(spec.expression)]
+    if spec.check is not None and spec.check.score:
+        kind = "advantage" if spec.check.score > 0 else "disadvantage"
+        parts.append(f"{kind} {abs(spec.check.score)}")
+    if spec.check is not None and spec.check.median:
+        parts.append("median")
+    if spec.ease:
+        parts.append(f"eased {spec.ease}" if spec.ease > 0 else f"hindered {-spec.ease}")
+    if not spec.exploding:
+        parts.append("no explosions")
+    if rerolls:
+        parts.append(f"reroll {rerolls}")
+    return ", ".join(parts)
+
+
+def _single_report(spec: RollSpec, target: int | None, rerolls: int, as_json: bool) -> None:
+    dist = distribution(spec, rerolls)
+    success = None if target is None else dist.at_least(target)
+    if as_json:
+        payload = {
+            "roll": _describe(spec, rerolls),
+            "target": target,
+            "success": None if success is None else _exact(success),
+            "mean": _exact(dist.mean),
+            "truncated_mass": _exact(dist.truncated_mass),
+            "distribution": [{"total": t, **_exact(p)} for t, p in dist.items()],
+        }
+        click.echo(json.dumps(payload))
+        return
+    heading = _describe(spec, rerolls) + ("" if target is None else f" vs target {target}")
+    click.echo(heading)
+    if success is not None:
+        click.echo(f"  success  {_chance(success)}")
+    click.echo(f"  mean     {_mean(dist.mean)}")
+    if dist.truncated_mass:
+        click.echo(f"  explosion chains cut at 1e-15: {float(dist.truncated_mass):.1e} of mass")
+    click.echo("  total      P")
+    for line in histogram(dist, target):
+        click.echo(line)
+
+
+def _opposed_report(a: RollSpec, b: RollSpec, as_json: bool) -> None:
+    odds = opposed_odds(a, b)
+    if as_json:
+        payload = {
+            "roll": _describe(a, 0),
+            "versus": _describe(b, 0),
+            "win": _exact(odds.win),
+            "lose": _exact(odds.lose),
+            "tie": _exact(odds.tie),
+            "mean": _exact(distribution(a).mean),
+            "versus_mean": _exact(distribution(b).mean),
+        }
+        click.echo(json.dumps(payload))
+        return
+    click.echo(f"{_describe(a, 0)}  versus  {_describe(b, 0)}")
+    click.echo(f"  win   {_chance(odds.win)}")
+    click.echo(f"  lose  {_chance(odds.lose)}")
+    click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
+    click.echo(f"  means {_mean(distribution(a).mean)} vs {_mean(distribution(b).mean)}")
+
+
+@click.command("odds")
+@click.argument("expression")
+@click.option("--target", type=int, metavar="N", help="Target a check must meet or beat (R3).")
+@click.option("--dc", type=int, metavar="MOD", help="Determined Check: target 10 + MOD (R4).")
+@click.option(
+    "--adv",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Advantage N on the check die; repeatable, summed (R7).",
+)
+@click.option(
+    "--dis",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Disadvantage N on the check die; repeatable, summed (R7).",
+)
+@click.option("--median", is_flag=True, help="Median check: the middle of three dice (R8).")
+@click.option(
+    "--eased",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Eased N, added to the result; repeatable (R9).",
+)
+@click.option(
+    "--hindered",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Hindered N, taken from the result; repeatable (R9).",
+)
+@click.option(
+    "--reroll",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Reroll allowance spent by the default policy (R11).",
+)
+@click.option("--no-explode", is_flag=True, help="No die explodes (R13).")
+@click.option("--vs", "versus", metavar="EXPR", help="Opposed check against this roll (R6).")
+@click.option(
+    "--vs-adv",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Advantage N of the opposing side.",
+)
+@click.option(
+    "--vs-dis",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Disadvantage N of the opposing side.",
+)
+@click.option("--vs-median", is_flag=True, help="The opposing side makes a median check.")
+@click.option(
+    "--vs-eased",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Eased N of the opposing side.",
+)
+@click.option(
+    "--vs-hindered",
+    multiple=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Hindered N of the opposing side.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print exact fractions and floats as JSON.")
+@click.pass_context
+def odds(
+    ctx: click.Context,
+    expression: str,
+    target: int | None,
+    dc: int | None,
+    adv: tuple[int, ...],
+    dis: tuple[int, ...],
+    median: bool,
+    eased: tuple[int, ...],
+    hindered: tuple[int, ...],
+    reroll: int,
+    no_explode: bool,
+    versus: str | None,
+    vs_adv: tuple[int, ...],
+    vs_dis: tuple[int, ...],
+    vs_median: bool,
+    vs_eased: tuple[int, ...],
+    vs_hindered: tuple[int, ...],
+    as_json: bool,
+) -> None:
+    """Show the exact odds of a roll or check: success chance, mean and totals.
+
+    Explosions (R12) are included; Eased/Hindered, advantage and median follow R7-R9.
+
+    \b
+    Examples:
+      diceledger odds "1d20+5" --target 15 --adv 1
+      diceledger odds "2d6+3" --json
+      diceledger odds "1d20+3" --vs "1d20+1" --vs-adv 1
+    """
+    as_json = as_json or bool(ctx.obj is not None and getattr(ctx.obj, "json", False))
+    if target is not None and dc is not None:
+        raise click.UsageError("give either --target or --dc, not both")
+    if dc is not None:
+        target = Target.dc(dc).value
+    vs_options = vs_adv or vs_dis or vs_median or vs_eased or vs_hindered
+    if versus is None and vs_options:
+        raise click.UsageError(
+            "--vs-adv, --vs-dis, --vs-median, --vs-eased, --vs-hindered need --vs"
+        )
+    if versus is not None and (target is not None or reroll):
+        raise click.UsageError("an opposed check (--vs) takes no --target, --dc or --reroll")
+    is_check = target is not None or versus is not None or bool(adv or dis or median)
+    spec = _spec(
+        expression,
+        is_check=is_check,
+        adv=adv,
+        dis=dis,
+        median=median,
+        eased=eased,
+        hindered=hindered,
+        exploding=not no_explode,
+    )
+    if versus is None:
+        _single_report(spec, target, reroll, as_json)
+        return
+    other = _spec(
+        versus,
+        is_check=True,
+        adv=vs_adv,
+        dis=vs_dis,
+        median=vs_median,
+        eased=vs_eased,
+        hindered=vs_hindered,
+        exploding=not no_explode,
+    )
+    _opposed_report(spec, other, as_json)

@@ -1,0 +1,122 @@
+"""``diceledger odds`` as a user runs it: exact chances, histogram, JSON and errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner, Result
+
+from cli.main import cli
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    monkeypatch.setenv("NO_COLOR", "1")
+    runner = CliRunner()
+
+    def invoke(*args: str) -> Result:
+        return runner.invoke(cli, list(args))
+
+    return invoke
+
+
+def test_r7_advantage_check_prints_319_of_400_mean_and_totals(run: Callable[..., Result]) -> None:
+    result = run("odds", "1d20+5", "--target", "15", "--adv", "1")
+    assert result.exit_code == 0, result.output
+    assert "319/400 (79.75%)" in result.output
+    assert "mean" in result.output
+    # Explosions reach past a plain d20's 25: the tail row is grouped as ">=N".
+    assert ">=" in result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+
+
+def test_r4_dc_gives_the_same_chance_as_its_target(run: Callable[..., Result]) -> None:
+    by_dc = run("odds", "1d20+5", "--dc", "5", "--adv", "1")
+    assert "319/400 (79.75%)" in by_dc.output
+
+
+def test_json_gives_exact_fractions_and_floats(run: Callable[..., Result]) -> None:
+    result = run("odds", "1d20+5", "--target", "15", "--adv", "2", "--dis", "1", "--json")
+    payload = json.loads(result.output)
+    assert payload["success"] == {"fraction": "319/400", "float": 0.7975}
+    total = sum(Fraction(row["fraction"]) for row in payload["distribution"])
+    assert total == 1
+
+
+def test_global_json_flag_is_honoured(run: Callable[..., Result]) -> None:
+    payload = json.loads(run("--json", "odds", "2d6n").output)
+    assert Fraction(payload["mean"]["fraction"]) == 7
+    assert payload["truncated_mass"]["fraction"] == "0"
+
+
+def test_r8_r9_median_and_eased_change_the_chance(run: Callable[..., Result]) -> None:
+    median = json.loads(run("odds", "1d20", "--median", "--target", "11", "--json").output)
+    assert median["success"]["fraction"] == "1/2"
+    eased = json.loads(
+        run("odds", "1d20n", "--target", "11", "--eased", "1", "--eased", "1", "--json").output
+    )
+    assert eased["success"]["fraction"] == "3/5"
+
+
+def test_r11_reroll_allowance_raises_the_chance(run: Callable[..., Result]) -> None:
+    payload = json.loads(
+        run("odds", "1d20", "--no-explode", "--target", "15", "--reroll", "1", "--json").output
+    )
+    assert payload["success"]["fraction"] == "9/20"
+
+
+def test_r6_opposed_check_shows_win_lose_and_tie(run: Callable[..., Result]) -> None:
+    result = run("odds", "1d20n", "--vs", "1d20n")
+    assert result.exit_code == 0, result.output
+    assert "win   1/2 (50.00%)" in result.output
+    assert "tie   1/20 (5.00%)" in result.output
+    payload = json.loads(run("odds", "1d20+2", "--vs", "1d20", "--vs-adv", "1", "--json").output)
+    assert Fraction(payload["win"]["fraction"]) + Fraction(payload["lose"]["fraction"]) == 1
+
+
+def test_bad_notation_is_one_line_and_exit_1(run: Callable[..., Result]) -> None:
+    result = run("odds", "1d20+5x")
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: unexpected 'x' at column 7"
+
+
+def test_too_big_a_roll_is_refused_with_exit_1(run: Callable[..., Result]) -> None:
+    result = run("odds", "100d20*100d20")
+    assert result.exit_code == 1
+    assert "too many dice for exact odds" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("1d20", "--target", "3", "--dc", "1"),
+        ("1d20", "--vs", "1d20", "--target", "3"),
+        ("1d20", "--vs-adv", "1"),
+        ("1d20", "--adv", "-1"),
+    ],
+)
+def test_conflicting_options_are_usage_errors(
+    run: Callable[..., Result], args: tuple[str, ...]
+) -> None:
+    assert run("odds", *args).exit_code == 2
+
+
+def test_r1_odds_of_a_plain_roll_without_a_check_die(run: Callable[..., Result]) -> None:
+    result = run("odds", "(2d6+3)/2", "--eased", "1")
+    assert result.exit_code == 0, result.output
+    assert "success" not in result.output
+
+
+def test_help_shows_an_example(run: Callable[..., Result]) -> None:
+    result = run("odds", "--help")
+    assert 'diceledger odds "1d20+5" --target 15 --adv 1' in result.output
+
+
+def test_odds_command_does_not_load_the_database_layer() -> None:
+    code = "import sys, cli.odds; sys.exit('sqlalchemy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
