@@ -34,3 +34,18 @@ class AppContext:
 
 
 pass_app = click.make_pass_decorator(AppContext)
+
+
+def _json_requested(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    app = ctx.find_object(AppContext)
+    if value and app is not None:
+        app.json = True
+
+
+json_option = click.option(
+    "--json",
+    is_flag=True,
+    expose_value=False,
+    callback=_json_requested,
+    help="Print the result as JSON (also accepted before the command).",
+)

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from cli.context import AppContext, pass_app
+from cli.context import AppContext, json_option, pass_app
 from infra.db import current_revision, head_revision, make_engine, resolve_url, upgrade
 
 
@@ -16,6 +16,7 @@ def db() -> None:
 
 
 @db.command("upgrade")
+@json_option
 @pass_app
 def upgrade_command(app: AppContext) -> None:
     """Upgrade the database schema to the one this version of diceledger needs."""
@@ -25,6 +26,7 @@ def upgrade_command(app: AppContext) -> None:
 
 
 @db.command("current")
+@json_option
 @pass_app
 def current_command(app: AppContext) -> None:
     """Show the database's schema revision and whether it is the current one."""

@@ -1,0 +1,141 @@
+"""Option types shared by the roll commands: labelled amounts and typed-in faces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from domain.session.events import Amount
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AmountType(click.ParamType):
+    """``N`` or ``N:label``: one source of Advantage, Disadvantage, Eased or Hindered."""
+
+    name = "N[:LABEL]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Amount:
+        if isinstance(value, Amount):
+            return value
+        amount, _, label = str(value).partition(":")
+        try:
+            number = int(amount)
+        except ValueError:
+            self.fail(f"'{value}' is not a whole number, optionally with ':label'", param, ctx)
+        if number < 0:
+            self.fail(f"'{value}' must not be negative", param, ctx)
+        return Amount(number, label.strip() or None)
+
+
+class FacesType(click.ParamType):
+    """``17,4,6``: faces of physical dice, in draw order."""
+
+    name = "F,F,..."
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[int, ...]:
+        if isinstance(value, tuple):
+            return value
+        try:
+            faces = tuple(int(part) for part in str(value).split(",") if part.strip())
+        except ValueError:
+            self.fail(f"'{value}' is not a comma-separated list of faces", param, ctx)
+        if not faces:
+            self.fail("give at least one face", param, ctx)
+        return faces
+
+
+AMOUNT = AmountType()
+FACES = FacesType()
+
+
+def check_options(function: F) -> F:
+    """Add the check-die options: advantage and disadvantage sources, median."""
+    for decorator in reversed(
+        [
+            click.option(
+                "--adv",
+                "advantage",
+                type=AMOUNT,
+                multiple=True,
+                help="Advantage X from one source (repeatable), e.g. --adv 1:flank.",
+            ),
+            click.option(
+                "--dis",
+                "disadvantage",
+                type=AMOUNT,
+                multiple=True,
+                help="Disadvantage X from one source (repeatable).",
+            ),
+            click.option(
+                "--median", is_flag=True, help="Median check: three dice, the middle counts."
+            ),
+        ]
+    ):
+        function = decorator(function)
+    return function
+
+
+def roll_options(function: F) -> F:
+    """Add the options every roll shares: ease, rerolls, visibility, dice and provenance."""
+    for decorator in reversed(
+        [
+            click.option(
+                "--eased",
+                type=AMOUNT,
+                multiple=True,
+                help="Eased X (repeatable), e.g. --eased 2:bless.",
+            ),
+            click.option("--hindered", type=AMOUNT, multiple=True, help="Hindered X (repeatable)."),
+            click.option(
+                "--reroll",
+                "rerolls",
+                type=click.IntRange(min=0),
+                default=0,
+                help="Reroll allowance of the action (R11).",
+            ),
+            click.option(
+                "--reroll-scope",
+                type=click.Choice(["effect", "damage"]),
+                default="effect",
+                show_default=True,
+                help="Which rolls of the action the rerolls may touch.",
+            ),
+            click.option(
+                "--auto-reroll",
+                is_flag=True,
+                help="Let the default policy spend the rerolls now instead of waiting.",
+            ),
+            click.option(
+                "--action",
+                "action_id",
+                metavar="ID",
+                help="Group this roll with others of the same action (shared rerolls).",
+            ),
+            click.option(
+                "--blind", is_flag=True, help="GM only: hide the roll from players until revealed."
+            ),
+            click.option(
+                "--for",
+                "on_behalf_of",
+                metavar="NAME",
+                help="GM only: roll for another member or an NPC.",
+            ),
+            click.option("--no-explode", is_flag=True, help="No die of this roll explodes (R13)."),
+            click.option("--salt", default="", help="Extra entropy mixed into this roll's dice."),
+            click.option("--label", help="A note shown with the roll."),
+            click.option(
+                "--faces",
+                type=FACES,
+                help="Physical dice typed in, in draw order (recorded as manual).",
+            ),
+        ]
+    ):
+        function = decorator(function)
+    return function

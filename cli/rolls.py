@@ -1,0 +1,315 @@
+"""``diceledger roll | check | save | opposed | reroll | accept | reveal``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from cli.options import AMOUNT, FACES, check_options, roll_options
+from cli.output import emit_json
+from cli.render import roll_text
+from domain.errors import RollError
+from domain.session import commands as cmd
+from domain.session.events import CheckSide, RollRequested
+from domain.session.views import roll_view
+from infra.sessions import Outcome
+
+SESSION = click.argument("session_id", metavar="SESSION")
+EXPR = click.argument("expression", metavar="EXPR")
+
+
+def _show(app: AppContext, outcome: Outcome, roll_id: int | None = None) -> None:
+    if roll_id is None:
+        roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
+    state = outcome.state
+    roll = state.rolls[roll_id]
+    if app.json:
+        emit_json(roll_view(state, roll, app.actor))
+    else:
+        click.echo(roll_text(state, roll, app.actor))
+
+
+def _request(app: AppContext, session_id: str, **fields: Any) -> None:
+    fields["exploding"] = not fields.pop("no_explode")
+    for key in ("advantage", "disadvantage", "eased", "hindered"):
+        fields[key] = tuple(fields.get(key, ()))
+    outcome = app.services().sessions.execute(session_id, app.actor, cmd.RequestRoll(**fields))
+    _show(app, outcome)
+
+
+class SignedAmount(click.ParamType):
+    """``MOD`` or ``MOD:label`` where MOD may be negative (a DC's attribute MOD)."""
+
+    name = "MOD[:LABEL]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[int, str | None]:
+        number, _, label = str(value).partition(":")
+        try:
+            return int(number), label.strip() or None
+        except ValueError:
+            self.fail(f"'{value}' is not a whole number, optionally with ':label'", param, ctx)
+
+
+DC = click.option(
+    "--dc", type=SignedAmount(), help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS."
+)
+TARGET = click.option("--target", type=int, help="The number to meet or beat (R3).")
+
+
+def _dc_fields(target: int | None, dc: tuple[int, str | None] | None) -> dict[str, Any]:
+    if (target is None) == (dc is None):
+        raise click.UsageError("give exactly one of --target N or --dc MOD")
+    if dc is None:
+        return {"target": target}
+    return {"target": 10 + dc[0], "dc_modifier": dc[0], "dc_label": dc[1]}
+
+
+@click.command("roll")
+@SESSION
+@EXPR
+@click.option(
+    "--kind",
+    type=click.Choice(["effect", "damage"]),
+    default="effect",
+    show_default=True,
+    help="What the roll is for; damage rerolls apply only to damage rolls.",
+)
+@roll_options
+@click.option("--replaces", type=int, metavar="ROLL", help="Roll again a roll that a GM voided.")
+@json_option
+@pass_app
+def roll(app: AppContext, /, session_id: str, expression: str, **options: Any) -> None:
+    """Roll dice: a damage or effect roll, every die counting and exploding (R2, R12).
+
+    \b
+    Example:
+      diceledger --as ann roll tomb-of-ash-1a2b3c "2d6+3[STR]" --kind damage
+    """
+    _request(app, session_id, expression=expression, **options)
+
+
+@click.command("check")
+@SESSION
+@EXPR
+@TARGET
+@DC
+@check_options
+@roll_options
+@json_option
+@pass_app
+def check(
+    app: AppContext,
+    /,
+    session_id: str,
+    expression: str,
+    target: int | None,
+    dc: tuple[int, str | None] | None,
+    **options: Any,
+) -> None:
+    """Make a check against a target or a DC (R3, R4), with advantage, median and ease.
+
+    \b
+    Example:
+      diceledger --as ann check tomb-of-ash-1a2b3c "1d20+5" --target 15 --adv 1:flank
+    """
+    _request(
+        app, session_id, kind="check", expression=expression, **_dc_fields(target, dc), **options
+    )
+
+
+@click.command("save")
+@SESSION
+@EXPR
+@TARGET
+@DC
+@click.option("--against", required=True, metavar="ORIGIN", help="What the save avoids (R5).")
+@check_options
+@roll_options
+@json_option
+@pass_app
+def save(
+    app: AppContext,
+    /,
+    session_id: str,
+    expression: str,
+    target: int | None,
+    dc: tuple[int, str | None] | None,
+    **options: Any,
+) -> None:
+    """Make a save: a check to avoid an effect, recorded with its origin (R5).
+
+    \b
+    Example:
+      diceledger --as bob save tomb-of-ash-1a2b3c "1d20+1" --dc 3:WIS --against "banshee wail"
+    """
+    _request(
+        app, session_id, kind="save", expression=expression, **_dc_fields(target, dc), **options
+    )
+
+
+@click.command("opposed")
+@SESSION
+@EXPR
+@click.option(
+    "--vs",
+    "versus",
+    nargs=2,
+    required=True,
+    metavar="NAME EXPR",
+    help="The other side: a member, or (GM only) an NPC, and its expression.",
+)
+@check_options
+@click.option("--eased", type=AMOUNT, multiple=True, help="Eased X for your side (repeatable).")
+@click.option(
+    "--hindered", type=AMOUNT, multiple=True, help="Hindered X for your side (repeatable)."
+)
+@click.option("--vs-adv", type=AMOUNT, multiple=True, help="Advantage X for the other side.")
+@click.option("--vs-dis", type=AMOUNT, multiple=True, help="Disadvantage X for the other side.")
+@click.option("--vs-eased", type=AMOUNT, multiple=True, help="Eased X for the other side.")
+@click.option("--vs-hindered", type=AMOUNT, multiple=True, help="Hindered X for the other side.")
+@click.option("--for", "on_behalf_of", metavar="NAME", help="GM only: roll your side for another.")
+@click.option("--action", "action_id", metavar="ID", help="Group this roll with an action.")
+@click.option("--blind", is_flag=True, help="GM only: hide the roll until revealed.")
+@click.option("--no-explode", is_flag=True, help="No die of this check explodes.")
+@click.option("--salt", default="", help="Extra entropy mixed into this roll's dice.")
+@click.option("--label", help="A note shown with the roll.")
+@click.option(
+    "--faces",
+    type=FACES,
+    help="Physical dice typed in: round by round, your side's dice then the other's.",
+)
+@click.option("--reroll", "rerolls", type=click.IntRange(min=0), default=0, hidden=True)
+@json_option
+@pass_app
+def opposed(
+    app: AppContext, /, session_id: str, expression: str, versus: tuple[str, str], **o: Any
+) -> None:
+    """Roll an opposed check: both sides at once, again on a tie (R6).
+
+    \b
+    Example:
+      diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1"
+    """
+    if o.pop("rerolls"):
+        raise RollError("rerolls are not supported on opposed checks yet")
+    name, other = versus
+    side = CheckSide(
+        o.pop("on_behalf_of") or app.actor,
+        expression,
+        tuple(o.pop("advantage")),
+        tuple(o.pop("disadvantage")),
+        tuple(o.pop("eased")),
+        tuple(o.pop("hindered")),
+    )
+    opponent = CheckSide(
+        name,
+        other,
+        tuple(o.pop("vs_adv")),
+        tuple(o.pop("vs_dis")),
+        tuple(o.pop("vs_eased")),
+        tuple(o.pop("vs_hindered")),
+    )
+    command = cmd.RequestOpposed(side, opponent, exploding=not o.pop("no_explode"), **o)
+    _show(app, app.services().sessions.execute(session_id, app.actor, command))
+
+
+@click.command("reroll")
+@SESSION
+@click.argument("roll_id", metavar="ROLL", type=int)
+@click.option(
+    "--die",
+    "dice",
+    type=int,
+    multiple=True,
+    required=True,
+    metavar="INDEX",
+    help="A die to reroll, by its index (repeatable).",
+)
+@click.option("--faces", type=FACES, help="Physical dice typed in for the rerolled dice.")
+@json_option
+@pass_app
+def reroll(
+    app: AppContext,
+    session_id: str,
+    roll_id: int,
+    dice: tuple[int, ...],
+    faces: tuple[int, ...] | None,
+) -> None:
+    """Spend rerolls of the roll's action on the chosen dice (R11).
+
+    \b
+    Example:
+      diceledger --as bob reroll tomb-of-ash-1a2b3c 4 --die 0 --die 2
+    """
+    command = cmd.Reroll(roll_id, dice, faces)
+    _show(app, app.services().sessions.execute(session_id, app.actor, command), roll_id)
+
+
+@click.command("accept")
+@SESSION
+@click.argument("roll_id", metavar="ROLL", type=int)
+@json_option
+@pass_app
+def accept(app: AppContext, session_id: str, roll_id: int) -> None:
+    """Accept a roll as it stands, leaving its rerolls unspent.
+
+    \b
+    Example:
+      diceledger --as bob accept tomb-of-ash-1a2b3c 4
+    """
+    outcome = app.services().sessions.execute(session_id, app.actor, cmd.Accept(roll_id))
+    _show(app, outcome, roll_id)
+
+
+@click.command("reveal")
+@SESSION
+@click.argument("roll_id", metavar="ROLL", type=int)
+@json_option
+@pass_app
+def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
+    """Show a blind roll to the players (GM only).
+
+    \b
+    Example:
+      diceledger --as gm reveal tomb-of-ash-1a2b3c 7
+    """
+    outcome = app.services().sessions.execute(session_id, app.actor, cmd.RevealRoll(roll_id))
+    _show(app, outcome, roll_id)
+
+
+@click.group("seed")
+def seed() -> None:
+    """Reveal the session's seed so anyone can re-derive its dice."""
+
+
+@seed.command("reveal")
+@SESSION
+@json_option
+@pass_app
+def seed_reveal(app: AppContext, session_id: str) -> None:
+    """Reveal the current seed (GM only) and commit to a new one for later rolls.
+
+    \b
+    Example:
+      diceledger --as gm seed reveal tomb-of-ash-1a2b3c
+    """
+    state = app.services().sessions.reveal_seed(session_id, app.actor).state
+    revealed, current = state.epochs[-2], state.epochs[-1]
+    if app.json:
+        emit_json(
+            {
+                "session_id": session_id,
+                "epoch": revealed.number,
+                "seed": revealed.seed,
+                "commitment": revealed.commitment,
+                "next_epoch": current.number,
+                "next_commitment": current.commitment,
+            }
+        )
+        return
+    click.echo(f"epoch {revealed.number} seed: {revealed.seed}")
+    click.echo(f"epoch {current.number} commitment: {current.commitment}")

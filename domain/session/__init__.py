@@ -1,0 +1,1 @@
+"""A session: who plays, which seeds are committed, and every roll as a run of events."""

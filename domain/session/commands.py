@@ -1,0 +1,124 @@
+"""What people ask a session to do: imperative commands, decided by ``decide``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.session.events import Amount, CheckSide
+
+
+@dataclass(frozen=True, slots=True)
+class StartSession:
+    session_id: str
+    title: str
+    commitment: str
+    manual_dice_allowed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class JoinSession:
+    name: str
+    client_seed: str = ""
+    as_gm: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRoll:
+    """A plain roll, a check or a save (``kind``); ``faces`` are typed-in physical dice."""
+
+    kind: str
+    expression: str
+    advantage: tuple[Amount, ...] = ()
+    disadvantage: tuple[Amount, ...] = ()
+    eased: tuple[Amount, ...] = ()
+    hindered: tuple[Amount, ...] = ()
+    median: bool = False
+    exploding: bool = True
+    target: int | None = None
+    dc_modifier: int | None = None
+    dc_label: str | None = None
+    against: str | None = None
+    action_id: str | None = None
+    rerolls: int = 0
+    reroll_scope: str = "effect"
+    auto_reroll: bool = False
+    blind: bool = False
+    on_behalf_of: str | None = None
+    label: str | None = None
+    salt: str = ""
+    faces: tuple[int, ...] | None = None
+    replaces: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestOpposed:
+    """An opposed check: both sides rolled at once, round after round while tied (R6)."""
+
+    side: CheckSide
+    opponent: CheckSide
+    median: bool = False
+    exploding: bool = True
+    action_id: str | None = None
+    blind: bool = False
+    on_behalf_of: str | None = None
+    label: str | None = None
+    salt: str = ""
+    faces: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    roll_id: int
+    dice: tuple[int, ...]
+    faces: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    roll_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RevealRoll:
+    roll_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RevealSeed:
+    """Publish the current epoch's seed and commit to the next one."""
+
+    seed: bytes
+    next_commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndSession:
+    seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDispute:
+    roll_id: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveDispute:
+    roll_id: int
+    outcome: str  # "upheld" | "voided"
+    note: str | None = None
+
+
+Command = (
+    StartSession
+    | JoinSession
+    | RequestRoll
+    | RequestOpposed
+    | Reroll
+    | Accept
+    | RevealRoll
+    | RevealSeed
+    | EndSession
+    | OpenDispute
+    | ResolveDispute
+)

@@ -1,0 +1,186 @@
+"""Decide roll commands: requests, opposed checks, rerolls and acceptance (R3-R14)."""
+
+from __future__ import annotations
+
+from domain.dice.checks import judge
+from domain.dice.engine import LowestBelowAverage, RollState, reroll, start
+from domain.dice.render import render_check, render_roll
+from domain.dice.request import RerollScope, RollKind, Target
+from domain.dice.sources import DiceSource, ManualSource
+from domain.errors import PermissionDeniedError, RerollError, RollError
+from domain.session import commands as cmd
+from domain.session import events as ev
+from domain.session.context import Context
+from domain.session.guards import require_gm, require_member, require_open
+from domain.session.rolls import dice_events, spec_of
+from domain.session.state import SessionState
+
+MAX_LABEL = 80
+
+
+def source_for(
+    state: SessionState,
+    ctx: Context,
+    faces: tuple[int, ...] | None,
+    salt: str,
+    client_seed: str | None = None,
+) -> DiceSource:
+    """Return typed-in dice if given (and allowed), else the seeded dice of the next nonce."""
+    if faces is not None:
+        if not state.manual_dice_allowed:
+            raise PermissionDeniedError("the GM has forbidden typed-in dice in this session")
+        return ManualSource(faces)
+    if client_seed is None:
+        client_seed = state.members[ctx.actor].client_seed
+    return ctx.dice(state.next_nonce, client_seed, salt)
+
+
+def _finish(source: DiceSource) -> None:
+    if isinstance(source, ManualSource):
+        source.finish()
+
+
+def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None, blind: bool) -> str:
+    owner = on_behalf_of or ctx.actor
+    if owner != ctx.actor:
+        require_gm(state, ctx.actor, "roll for someone else or an NPC")
+    if blind:
+        require_gm(state, ctx.actor, "roll blind")
+    return owner
+
+
+def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
+    if kind is RollKind.OPPOSED:
+        raise RollError("an opposed check is rolled with `diceledger opposed`")
+    checks = (RollKind.CHECK, RollKind.SAVE)
+    if kind in checks and command.target is None:
+        raise RollError(f"a {kind} needs a target or a DC")
+    if kind not in checks and command.target is not None:
+        raise RollError("a target applies to checks and saves, not to a plain roll")
+    if kind is RollKind.SAVE and not command.against:
+        raise RollError("a save records what it is against; give the origin")
+    if kind is not RollKind.SAVE and command.against:
+        raise RollError("only a save is made against an origin")
+
+
+def _allowance(
+    state: SessionState, command: cmd.RequestRoll, roll_id: int, kind: RollKind
+) -> tuple[str, int, str, int]:
+    action_id = command.action_id or f"roll-{roll_id}"
+    action = state.actions.get(action_id)
+    if action is None:
+        if command.rerolls < 0:
+            raise RerollError("a reroll allowance cannot be negative")
+        scope = RerollScope(command.reroll_scope)
+        return action_id, command.rerolls, scope.value, command.rerolls if scope.covers(kind) else 0
+    if command.rerolls:
+        raise RerollError(
+            f"action '{action_id}' already has its allowance "
+            f"({action.granted} {action.scope.value} rerolls)"
+        )
+    usable = action.remaining if action.covers(kind) else 0
+    return action_id, 0, action.scope.value, usable
+
+
+def _replaced(state: SessionState, replaces: int | None, owner: str) -> None:
+    if replaces is None:
+        return
+    old = state.rolls.get(replaces)
+    if old is None or not old.voided:
+        raise RollError(f"roll {replaces} was not voided; only a voided roll can be rolled again")
+    if old.request.on_behalf_of != owner:
+        raise RollError(f"roll {replaces} was {old.request.on_behalf_of}'s, not {owner}'s")
+
+
+def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) -> list[ev.Event]:
+    """Roll a plain roll, a check or a save, and resolve it unless rerolls may follow."""
+    require_open(state)
+    require_member(state, ctx.actor)
+    kind = RollKind(command.kind)
+    owner = _owner(state, ctx, command.on_behalf_of, command.blind)
+    _check_target(command, kind)
+    _replaced(state, command.replaces, owner)
+    _check_label(command.label)
+    roll_id = len(state.rolls) + 1
+    action_id, granted, scope, usable = _allowance(state, command, roll_id, kind)
+    action = state.actions.get(action_id)
+    if action is not None and action.owner != ctx.actor:
+        raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
+    side = ev.CheckSide(
+        owner,
+        command.expression,
+        command.advantage,
+        command.disadvantage,
+        command.eased,
+        command.hindered,
+    )
+    request = ev.RollRequested(
+        roll_id=roll_id,
+        nonce=state.next_nonce,
+        epoch=state.epoch.number,
+        roller=ctx.actor,
+        on_behalf_of=owner,
+        kind=kind.value,
+        side=side,
+        median=command.median,
+        exploding=command.exploding,
+        target=command.target,
+        dc_modifier=command.dc_modifier,
+        dc_label=command.dc_label,
+        against=command.against,
+        opponent=None,
+        action_id=action_id,
+        rerolls_granted=granted,
+        reroll_scope=scope,
+        blind=command.blind,
+        label=command.label,
+        client_seed=state.members[ctx.actor].client_seed,
+        salt=command.salt,
+        manual=command.faces is not None,
+        replaces=command.replaces,
+    )
+    spec = spec_of(request, side)
+    source = source_for(state, ctx, command.faces, command.salt)
+    rolled = start(spec, source, usable)
+    events: list[ev.Event] = [
+        request,
+        *dice_events(roll_id, rolled.dice, request.epoch, request.nonce),
+    ]
+    nonce = request.nonce
+    while command.auto_reroll and rolled.rerolls_left:
+        chosen = LowestBelowAverage().choose(rolled)
+        if not chosen:
+            break
+        nonce += 1
+        step_source = (
+            source
+            if command.faces is not None
+            else ctx.dice(nonce, request.client_seed, request.salt)
+        )
+        before = len(rolled.dice)
+        rolled = reroll(rolled, chosen, step_source)
+        events += dice_events(roll_id, rolled.dice[before:], request.epoch, nonce)
+    _finish(source)
+    if not rolled.awaiting_decision or command.auto_reroll:
+        events.append(resolution(request, rolled))
+    return events
+
+
+def _check_label(label: str | None) -> None:
+    if label is not None and len(label) > MAX_LABEL:
+        raise RollError(f"a label may have at most {MAX_LABEL} characters")
+
+
+def resolution(request: ev.RollRequested, rolled: RollState) -> ev.Event:
+    """Return the event that closes a single-sided roll."""
+    if request.target is None:
+        return ev.RollResolved(request.roll_id, rolled.total, render_roll(rolled))
+    outcome = judge(rolled.total, Target(request.target, request.dc_modifier, request.dc_label))
+    return ev.CheckResolved(
+        request.roll_id,
+        rolled.total,
+        outcome.target,
+        outcome.success,
+        outcome.margin,
+        render_check(rolled, outcome),
+    )

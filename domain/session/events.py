@@ -1,0 +1,224 @@
+"""The events of a session's stream: past-tense facts, each with a schema version.
+
+Field values are JSON-friendly (str, int, bool, None, tuples, and the small frozen
+records below) so that one mapper in infra/ can store any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """A labelled amount of Advantage, Disadvantage, Eased or Hindered."""
+
+    amount: int
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DieRecord:
+    """One die as rolled: enough to show it, resolve the roll again and re-derive it.
+
+    ``index`` is the draw number within the roll (for an opposed check, within its side
+    and round); ``epoch``, ``nonce``, ``block`` and ``word`` locate a seeded die in its
+    seed's stream; a manual die has source "manual" and no block or word.
+    """
+
+    index: int
+    term: int
+    slot: int
+    sides: int
+    face: int
+    reason: str
+    step: int
+    parent: int | None
+    source: str
+    epoch: int | None
+    nonce: int
+    block: int | None
+    word: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSide:
+    """What one side of a roll asked for: the expression and its check options."""
+
+    name: str
+    expression: str
+    advantage: tuple[Amount, ...] = ()
+    disadvantage: tuple[Amount, ...] = ()
+    eased: tuple[Amount, ...] = ()
+    hindered: tuple[Amount, ...] = ()
+
+
+class Event:
+    """Base of the session events; ``schema_version`` is the current version of each."""
+
+    schema_version: ClassVar[int] = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted(Event):
+    schema_version: ClassVar[int] = 2
+    session_id: str
+    title: str
+    gm: str
+    manual_dice_allowed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(Event):
+    name: str
+    role: str  # "player" | "gm"
+    client_seed: str
+    added_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedCommitted(Event):
+    epoch: int
+    commitment: str
+    algorithm: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollRequested(Event):
+    roll_id: int
+    nonce: int
+    epoch: int
+    roller: str
+    on_behalf_of: str
+    kind: str  # effect | damage | check | save | opposed
+    side: CheckSide
+    median: bool
+    exploding: bool
+    target: int | None
+    dc_modifier: int | None
+    dc_label: str | None
+    against: str | None
+    opponent: CheckSide | None
+    action_id: str
+    rerolls_granted: int
+    reroll_scope: str
+    blind: bool
+    label: str | None
+    client_seed: str
+    salt: str
+    manual: bool
+    replaces: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled(Event):
+    roll_id: int
+    dice: tuple[DieRecord, ...]
+    side: int = 0
+    round: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class DieExploded(Event):
+    roll_id: int
+    die: DieRecord
+    side: int = 0
+    round: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class DieRerolled(Event):
+    roll_id: int
+    die: DieRecord
+    replaced: int
+
+
+@dataclass(frozen=True, slots=True)
+class RollAccepted(Event):
+    roll_id: int
+    by: str
+    rerolls_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class RollResolved(Event):
+    roll_id: int
+    total: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResolved(Event):
+    roll_id: int
+    total: int
+    target: int | None
+    success: bool | None
+    margin: int | None
+    detail: str
+    opponent_total: int | None = None
+    winner: str | None = None
+    rounds: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedCheckTied(Event):
+    roll_id: int
+    round: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class RollDisputed(Event):
+    roll_id: int
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeResolved(Event):
+    roll_id: int
+    by: str
+    outcome: str  # "upheld" | "voided"
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RollRevealed(Event):
+    roll_id: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed(Event):
+    epoch: int
+    seed: str  # hex
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded(Event):
+    by: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        SessionStarted,
+        PlayerJoined,
+        SeedCommitted,
+        RollRequested,
+        DiceRolled,
+        DieExploded,
+        DieRerolled,
+        RollAccepted,
+        RollResolved,
+        CheckResolved,
+        OpposedCheckTied,
+        RollDisputed,
+        DisputeResolved,
+        RollRevealed,
+        SeedRevealed,
+        SessionEnded,
+    )
+}

@@ -1,0 +1,135 @@
+"""Between the dice engine and the events: requests to specs, dice to records and back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from domain.dice.engine import Die, RollState, reroll, start
+from domain.dice.notation import parse
+from domain.dice.request import Modifier, RollKind, RollSpec, build_spec
+from domain.dice.sources import Draw, Provenance, ReplaySource
+from domain.errors import IntegrityError
+from domain.session import events as ev
+from domain.session.state import Roll
+
+CHECK_KINDS = frozenset({RollKind.CHECK, RollKind.SAVE, RollKind.OPPOSED})
+
+
+def modifiers(amounts: Iterable[ev.Amount]) -> tuple[Modifier, ...]:
+    """Return engine modifiers for recorded amounts."""
+    return tuple(Modifier(a.amount, a.label) for a in amounts)
+
+
+def spec_of(request: ev.RollRequested, side: ev.CheckSide) -> RollSpec:
+    """Return the engine spec one side of a request asked for."""
+    return build_spec(
+        parse(side.expression),
+        check=RollKind(request.kind) in CHECK_KINDS,
+        advantage=modifiers(side.advantage),
+        disadvantage=modifiers(side.disadvantage),
+        median=request.median,
+        eased=modifiers(side.eased),
+        hindered=modifiers(side.hindered),
+        exploding=request.exploding,
+    )
+
+
+def record_of(die: Die, epoch: int, nonce: int) -> ev.DieRecord:
+    """Return the event record of an engine die drawn under ``nonce``."""
+    seeded = die.draw.provenance is Provenance.SEEDED
+    return ev.DieRecord(
+        index=die.index,
+        term=die.term,
+        slot=die.slot,
+        sides=die.sides,
+        face=die.face,
+        reason=die.reason.value,
+        step=die.step,
+        parent=die.parent,
+        source=die.draw.provenance.value,
+        epoch=epoch if seeded else None,
+        nonce=nonce,
+        block=die.draw.block,
+        word=die.draw.word,
+    )
+
+
+def draw_of(record: ev.DieRecord) -> Draw:
+    """Return the draw a recorded die came from."""
+    return Draw(record.sides, record.face, Provenance(record.source), record.block, record.word)
+
+
+def dice_events(
+    roll_id: int, dice: Sequence[Die], epoch: int, nonce: int, side: int = 0, round_: int = 1
+) -> list[ev.Event]:
+    """Return the events for newly drawn dice: initial ones together, then one per die."""
+    initial = tuple(record_of(d, epoch, nonce) for d in dice if d.reason.value == "initial")
+    events: list[ev.Event] = [ev.DiceRolled(roll_id, initial, side, round_)] if initial else []
+    for die in dice:
+        record = record_of(die, epoch, nonce)
+        if die.reason.value == "explosion":
+            events.append(ev.DieExploded(roll_id, record, side, round_))
+        elif die.reason.value == "reroll":
+            assert die.parent is not None
+            events.append(ev.DieRerolled(roll_id, record, die.parent))
+    return events
+
+
+def replay_state(roll: Roll) -> RollState:
+    """Resolve a single-sided roll again from its recorded dice, rerolls included."""
+    spec = spec_of(roll.request, roll.request.side)
+    (_, first), *rerolls = _segments(roll.dice)
+    state = _start_from(spec, first, len(rerolls))
+    for number, (event, draws) in enumerate(rerolls, start=1):
+        assert event is not None
+        source = ReplaySource(draws)
+        state = reroll(state, [event.replaced], source)
+        _all_used(source, f"reroll {number}")
+    return state
+
+
+def _segments(
+    events: Sequence[ev.DiceRolled | ev.DieExploded | ev.DieRerolled],
+) -> list[tuple[ev.DieRerolled | None, list[Draw]]]:
+    # The initial dice with their explosions, then each reroll with the explosions after it.
+    segments: list[tuple[ev.DieRerolled | None, list[Draw]]] = [(None, [])]
+    for event in events:
+        if isinstance(event, ev.DieRerolled):
+            segments.append((event, [draw_of(event.die)]))
+        elif isinstance(event, ev.DiceRolled):
+            segments[-1][1].extend(draw_of(d) for d in event.dice)
+        else:
+            segments[-1][1].append(draw_of(event.die))
+    return segments
+
+
+def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
+    """Resolve each round of an opposed check again from its recorded dice."""
+    request = roll.request
+    assert request.opponent is not None
+    specs = (spec_of(request, request.side), spec_of(request, request.opponent))
+    rounds: list[tuple[RollState, RollState]] = []
+    for round_ in range(1, len(roll.ties) + 2):
+        sides = []
+        for side, spec in enumerate(specs):
+            draws = [
+                draw_of(die)
+                for e in roll.dice
+                if not isinstance(e, ev.DieRerolled) and e.side == side and e.round == round_
+                for die in (e.dice if isinstance(e, ev.DiceRolled) else (e.die,))
+            ]
+            sides.append(_start_from(spec, draws, 0))
+        rounds.append((sides[0], sides[1]))
+    return rounds
+
+
+def _start_from(spec: RollSpec, draws: list[Draw], rerolls: int) -> RollState:
+    source = ReplaySource(draws)
+    state = start(spec, source, rerolls)
+    _all_used(source, "the initial dice")
+    return state
+
+
+def _all_used(source: ReplaySource, what: str) -> None:
+    if source.remaining:
+        raise IntegrityError(f"{what}: {source.remaining} recorded dice were never needed")

@@ -1,0 +1,243 @@
+"""The state of a session, folded from its events (``evolve``).
+
+The fold mutates one SessionState in place: a session of thousands of rolls replays in
+linear time. ``replay`` is the only way to build one, and it refuses an event whose
+stream version is not the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.dice.request import RerollScope, RollKind
+from domain.errors import IntegrityError
+from domain.session import events as ev
+
+GM = "gm"
+PLAYER = "player"
+AWAITING = "awaiting_rerolls"
+RESOLVED = "resolved"
+
+
+@dataclass
+class Member:
+    """Someone in the session, with their role and optional client seed."""
+
+    name: str
+    role: str
+    client_seed: str
+
+    @property
+    def is_gm(self) -> bool:
+        """Tell whether this member is a GM or co-GM."""
+        return self.role == GM
+
+
+@dataclass
+class Epoch:
+    """A seed epoch: its public commitment and, once revealed, the seed."""
+
+    number: int
+    commitment: str
+    algorithm: str
+    seed: str | None = None
+    first_nonce: int | None = None
+
+
+@dataclass
+class Action:
+    """A group of rolls sharing one reroll allowance (R11)."""
+
+    action_id: str
+    owner: str
+    granted: int
+    scope: RerollScope
+    spent: int = 0
+
+    @property
+    def remaining(self) -> int:
+        """Return the rerolls not yet spent."""
+        return self.granted - self.spent
+
+    def covers(self, kind: str) -> bool:
+        """Tell whether the allowance may be spent on a roll of ``kind``."""
+        return self.scope.covers(RollKind(kind))
+
+
+@dataclass
+class Roll:
+    """One roll request and everything that happened to it since."""
+
+    request: ev.RollRequested
+    dice: list[ev.DiceRolled | ev.DieExploded | ev.DieRerolled] = field(default_factory=list)
+    ties: list[ev.OpposedCheckTied] = field(default_factory=list)
+    resolution: ev.RollResolved | ev.CheckResolved | None = None
+    accepted: bool = False
+    disputes: list[ev.RollDisputed] = field(default_factory=list)
+    ruling: ev.DisputeResolved | None = None
+    revealed: bool = False
+
+    @property
+    def roll_id(self) -> int:
+        """Return the roll's number within the session."""
+        return self.request.roll_id
+
+    @property
+    def status(self) -> str:
+        """Return ``resolved`` or ``awaiting_rerolls``."""
+        return RESOLVED if self.resolution else AWAITING
+
+    @property
+    def voided(self) -> bool:
+        """Tell whether a GM voided the roll after a dispute."""
+        return self.ruling is not None and self.ruling.outcome == "voided"
+
+    @property
+    def open_dispute(self) -> bool:
+        """Tell whether a dispute is raised and not yet ruled on."""
+        return bool(self.disputes) and self.ruling is None
+
+    @property
+    def hidden(self) -> bool:
+        """Tell whether players may not see it yet (a blind roll not revealed)."""
+        return self.request.blind and not self.revealed
+
+    @property
+    def rerolls(self) -> int:
+        """Return how many dice of this roll were rerolled."""
+        return sum(isinstance(e, ev.DieRerolled) for e in self.dice)
+
+
+@dataclass
+class SessionState:
+    """Everything the aggregate needs to decide the next command."""
+
+    version: int = 0
+    session_id: str | None = None
+    title: str = ""
+    creator: str = ""
+    manual_dice_allowed: bool = True
+    members: dict[str, Member] = field(default_factory=dict)
+    epochs: list[Epoch] = field(default_factory=list)
+    next_nonce: int = 1
+    rolls: dict[int, Roll] = field(default_factory=dict)
+    actions: dict[str, Action] = field(default_factory=dict)
+    ended: bool = False
+
+    @property
+    def started(self) -> bool:
+        """Tell whether the session exists."""
+        return self.session_id is not None
+
+    @property
+    def epoch(self) -> Epoch:
+        """Return the current (latest) seed epoch."""
+        return self.epochs[-1]
+
+    def is_gm(self, name: str) -> bool:
+        """Tell whether ``name`` is a GM of this session."""
+        member = self.members.get(name)
+        return member is not None and member.is_gm
+
+
+def _started(state: SessionState, e: ev.SessionStarted) -> None:
+    state.session_id, state.title, state.creator = e.session_id, e.title, e.gm
+    state.manual_dice_allowed = e.manual_dice_allowed
+
+
+def _joined(state: SessionState, e: ev.PlayerJoined) -> None:
+    state.members[e.name] = Member(e.name, e.role, e.client_seed)
+
+
+def _committed(state: SessionState, e: ev.SeedCommitted) -> None:
+    state.epochs.append(Epoch(e.epoch, e.commitment, e.algorithm))
+
+
+def _requested(state: SessionState, e: ev.RollRequested) -> None:
+    state.rolls[e.roll_id] = Roll(e)
+    state.next_nonce = e.nonce + 1
+    epoch = state.epochs[e.epoch - 1]
+    if epoch.first_nonce is None:
+        epoch.first_nonce = e.nonce
+    if e.action_id not in state.actions:
+        scope = RerollScope(e.reroll_scope)
+        state.actions[e.action_id] = Action(e.action_id, e.roller, e.rerolls_granted, scope)
+
+
+def _die_event(state: SessionState, e: ev.DiceRolled | ev.DieExploded | ev.DieRerolled) -> None:
+    roll = state.rolls[e.roll_id]
+    roll.dice.append(e)
+    if isinstance(e, ev.DieRerolled):
+        state.actions[roll.request.action_id].spent += 1
+        state.next_nonce = max(state.next_nonce, e.die.nonce + 1)
+
+
+def _tied(state: SessionState, e: ev.OpposedCheckTied) -> None:
+    state.rolls[e.roll_id].ties.append(e)
+
+
+def _accepted(state: SessionState, e: ev.RollAccepted) -> None:
+    state.rolls[e.roll_id].accepted = True
+
+
+def _resolved(state: SessionState, e: ev.RollResolved | ev.CheckResolved) -> None:
+    state.rolls[e.roll_id].resolution = e
+
+
+def _disputed(state: SessionState, e: ev.RollDisputed) -> None:
+    state.rolls[e.roll_id].disputes.append(e)
+
+
+def _ruled(state: SessionState, e: ev.DisputeResolved) -> None:
+    state.rolls[e.roll_id].ruling = e
+
+
+def _revealed(state: SessionState, e: ev.RollRevealed) -> None:
+    state.rolls[e.roll_id].revealed = True
+
+
+def _seed_revealed(state: SessionState, e: ev.SeedRevealed) -> None:
+    state.epochs[e.epoch - 1].seed = e.seed
+
+
+def _ended(state: SessionState, e: ev.SessionEnded) -> None:
+    state.ended = True
+
+
+_HANDLERS: dict[type[ev.Event], Callable[[SessionState, Any], None]] = {
+    ev.SessionStarted: _started,
+    ev.PlayerJoined: _joined,
+    ev.SeedCommitted: _committed,
+    ev.RollRequested: _requested,
+    ev.DiceRolled: _die_event,
+    ev.DieExploded: _die_event,
+    ev.DieRerolled: _die_event,
+    ev.OpposedCheckTied: _tied,
+    ev.RollAccepted: _accepted,
+    ev.RollResolved: _resolved,
+    ev.CheckResolved: _resolved,
+    ev.RollDisputed: _disputed,
+    ev.DisputeResolved: _ruled,
+    ev.RollRevealed: _revealed,
+    ev.SeedRevealed: _seed_revealed,
+    ev.SessionEnded: _ended,
+}
+
+
+def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
+    """Apply the event recorded at stream ``version``; it must be the next version."""
+    if version != state.version + 1:
+        raise IntegrityError(f"event at version {version} does not follow version {state.version}")
+    _HANDLERS[type(event)](state, event)
+    state.version = version
+    return state
+
+
+def replay(events: Iterable[tuple[int, ev.Event]]) -> SessionState:
+    """Fold a stream's (version, event) pairs into a fresh state."""
+    state = SessionState()
+    for version, event in events:
+        evolve(state, version, event)
+    return state

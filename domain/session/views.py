@@ -1,0 +1,168 @@
+"""Read models for one command's answer: a roll or a session as plain data.
+
+These are the stable shapes behind ``--json`` (documented in docs/cli.md) and behind the
+human lines. A viewer who may not see a hidden blind roll gets only that it happened.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.dice.breakdown import die_views
+from domain.dice.checks import judge
+from domain.dice.engine import RollState
+from domain.dice.render import PLAIN, Style, render_check, render_roll
+from domain.dice.request import Target
+from domain.session import events as ev
+from domain.session.rolls import replay_rounds, replay_state
+from domain.session.state import RESOLVED, Roll, SessionState
+
+
+def _dice(
+    state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int
+) -> list[dict[str, Any]]:
+    rows = []
+    for view in die_views(state):
+        die = view.die
+        record = nonce_of.get(die.index)
+        rows.append(
+            {
+                **where,
+                "index": die.index,
+                "sides": die.sides,
+                "face": die.face,
+                "counted": view.counted,
+                "discarded": view.discarded,
+                "reason": die.reason.value,
+                "step": die.step,
+                "parent": die.parent,
+                "source": die.draw.provenance.value,
+                "epoch": record.epoch if record else None,
+                "nonce": record.nonce if record else None,
+                "block": die.draw.block,
+                "word": die.draw.word,
+            }
+        )
+    return rows
+
+
+def _records(roll: Roll, side: int = 0, round_: int = 1) -> dict[int, ev.DieRecord]:
+    records: dict[int, ev.DieRecord] = {}
+    for event in roll.dice:
+        if isinstance(event, ev.DiceRolled) and (event.side, event.round) == (side, round_):
+            records.update((d.index, d) for d in event.dice)
+        elif isinstance(event, ev.DieExploded) and (event.side, event.round) == (side, round_):
+            records[event.die.index] = event.die
+        elif isinstance(event, ev.DieRerolled) and side == 0:
+            records[event.die.index] = event.die
+    return records
+
+
+def roll_line(roll: Roll, style: Style = PLAIN) -> str:
+    """Return the roll's one-line rendering in ``style``."""
+    request = roll.request
+    if request.opponent is not None:
+        return "; ".join(
+            f"round {n}: {request.side.name} {render_roll(a, style)}, "
+            f"{request.opponent.name} {render_roll(b, style)}"
+            for n, (a, b) in enumerate(replay_rounds(roll), start=1)
+        )
+    state = replay_state(roll)
+    if request.target is None:
+        return render_roll(state, style)
+    target = Target(request.target, request.dc_modifier, request.dc_label)
+    return render_check(state, judge(state.total, target), style)
+
+
+def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
+    """Return a roll as data: request, status, outcome and every die with its provenance."""
+    request = roll.request
+    view: dict[str, Any] = {
+        "session_id": session.session_id,
+        "roll_id": roll.roll_id,
+        "kind": request.kind,
+        "roller": request.roller,
+        "for": request.on_behalf_of,
+        "blind": request.blind,
+        "label": request.label,
+    }
+    if roll.hidden and not session.is_gm(viewer):
+        return {**view, "status": "hidden"}
+    resolution = roll.resolution
+    view |= {
+        "expression": request.side.expression,
+        "action_id": request.action_id,
+        "status": roll.status,
+        "rerolls_left": _rerolls_left(session, roll),
+        "total": resolution.total if resolution else replay_total(roll),
+        "target": request.target,
+        "dc_modifier": request.dc_modifier,
+        "against": request.against,
+        "success": getattr(resolution, "success", None),
+        "margin": getattr(resolution, "margin", None),
+        "voided": roll.voided,
+        "disputed": bool(roll.disputes),
+        "line": roll_line(roll),
+    }
+    if request.opponent is None:
+        return view | {"dice": _dice(replay_state(roll), _records(roll))}
+    rounds = replay_rounds(roll)
+    dice = [
+        row
+        for number, pair in enumerate(rounds, start=1)
+        for side, state in enumerate(pair)
+        for row in _dice(state, _records(roll, side, number), side=side, round=number)
+    ]
+    last = rounds[-1]
+    contestants = [
+        {"name": request.side.name, "expression": request.side.expression, "total": last[0].total},
+        {
+            "name": request.opponent.name,
+            "expression": request.opponent.expression,
+            "total": last[1].total,
+        },
+    ]
+    winner = resolution.winner if isinstance(resolution, ev.CheckResolved) else None
+    return view | {
+        "dice": dice,
+        "contestants": contestants,
+        "winner": winner,
+        "rounds": len(rounds),
+    }
+
+
+def replay_total(roll: Roll) -> int:
+    """Return the current total of a roll still waiting for rerolls."""
+    return replay_state(roll).total
+
+
+def _rerolls_left(session: SessionState, roll: Roll) -> int:
+    if roll.status == RESOLVED:
+        return 0
+    action = session.actions[roll.request.action_id]
+    return action.remaining if action.covers(roll.request.kind) else 0
+
+
+def session_view(session: SessionState, viewer: str) -> dict[str, Any]:
+    """Return the session's members, seed epochs and rolls as the viewer may see them."""
+    return {
+        "session_id": session.session_id,
+        "title": session.title,
+        "gm": session.creator,
+        "ended": session.ended,
+        "manual_dice_allowed": session.manual_dice_allowed,
+        "members": [
+            {"name": m.name, "role": m.role, "client_seed": m.client_seed}
+            for m in session.members.values()
+        ],
+        "epochs": [
+            {
+                "epoch": e.number,
+                "commitment": e.commitment,
+                "algorithm": e.algorithm,
+                "seed": e.seed,
+            }
+            for e in session.epochs
+        ],
+        "rolls": [roll_view(session, roll, viewer) for roll in session.rolls.values()],
+    }

@@ -1,0 +1,99 @@
+"""The one place where session events become JSON data and back, upcasting old versions.
+
+Events are frozen dataclasses whose fields are JSON values, tuples, or the small
+records of ``domain.session.events``; the type hints say how to rebuild each field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from domain.errors import IntegrityError
+from domain.records import NewEvent, RecordedEvent
+from domain.session import events as ev
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 had no way to forbid typed-in dice: every session allowed them.
+    return {**data, "manual_dice_allowed": True}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("SessionStarted", 1): _session_started_v1_to_v2,
+}
+
+
+def to_data(value: Any) -> Any:
+    """Return the JSON form of an event or of any value inside one."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [to_data(item) for item in value]
+    return value
+
+
+def new_event(event: ev.Event, event_id: str, meta: dict[str, Any]) -> NewEvent:
+    """Return the envelope that appends ``event``."""
+    name = type(event).__name__
+    return NewEvent(event_id, name, to_data(event), type(event).schema_version, meta)
+
+
+def from_record(record: RecordedEvent) -> ev.Event:
+    """Return the domain event of a recorded one, upcasting an older schema version."""
+    return decode(record.event_type, record.schema_version, record.data)
+
+
+def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
+    """Return the event of type ``event_type`` stored at schema ``version``."""
+    cls = ev.EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise IntegrityError(f"unknown event type '{event_type}'")
+    while version < cls.schema_version:
+        upcast = UPCASTERS.get((event_type, version))
+        if upcast is None:
+            raise IntegrityError(f"no upcaster for {event_type} version {version}")
+        data, version = upcast(data), version + 1
+    if version != cls.schema_version:
+        raise IntegrityError(f"{event_type} version {version} is newer than this release")
+    try:
+        event = _build(cls, data)
+    except (TypeError, KeyError, ValueError) as error:
+        raise IntegrityError(f"{event_type} data does not fit the event: {error}") from None
+    assert isinstance(event, ev.Event)
+    return event
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, vars(ev))
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    hints = _hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - fields
+    if unknown:
+        raise ValueError(f"unexpected fields {sorted(unknown)}")
+    return cls(**{name: _convert(hints[name], value) for name, value in data.items()})
+
+
+def _convert(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _convert(inner[0], value)
+    if origin is tuple:
+        (item_hint, _) = typing.get_args(hint)
+        return tuple(_convert(item_hint, item) for item in value)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _build(hint, value)
+    return value

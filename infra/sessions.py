@@ -1,0 +1,166 @@
+"""The session service: load a stream, decide, append, and retry on a conflict.
+
+Every state-changing path goes through ``SessionService.execute``. A refused command
+raises before anything is appended; a conflict (another writer appended first) reloads
+the stream and decides again, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Protocol
+
+from domain.dice.sources import DiceSource, SeededSource
+from domain.errors import ConcurrencyError, IntegrityError, NotFoundError
+from domain.records import RecordedEvent
+from domain.session import commands as cmd
+from domain.session.context import Context, DiceFactory
+from domain.session.decide import decide
+from domain.session.events import Event
+from domain.session.state import SessionState, evolve, replay
+from infra.codec import from_record, new_event
+from infra.store.port import EventStore
+
+MAX_ATTEMPTS = 12
+SEED_BYTES = 32
+
+
+class Vault(Protocol):
+    """Where epoch seeds wait, outside the log, until they are revealed."""
+
+    def put(self, stream_id: str, seed: bytes) -> str: ...
+
+    def get(self, stream_id: str, commitment: str) -> bytes | None: ...
+
+
+def client_version() -> str:
+    """Return the installed diceledger version, recorded in every event's meta."""
+    try:
+        return version("diceledger")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "unknown"
+
+
+def session_id_for(title: str, suffix: str) -> str:
+    """Return a short, typeable session id: the title's slug and a random suffix."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:24].strip("-")
+    return f"{slug or 'session'}-{suffix}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command appended and the session state after it."""
+
+    session_id: str
+    appended: list[tuple[RecordedEvent, Event]]
+    state: SessionState
+
+
+CommandSource = cmd.Command | Callable[[SessionState], cmd.Command]
+
+
+class SessionService:
+    """Run session commands against an event store and a seed vault."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        vault: Vault,
+        new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(SEED_BYTES),
+        new_suffix: Callable[[], str] = lambda: secrets.token_hex(3),
+    ) -> None:
+        self.store = store
+        self.vault = vault
+        self._new_seed = new_seed
+        self._new_suffix = new_suffix
+        self._version = client_version()
+
+    def load(self, session_id: str) -> SessionState:
+        """Return the session's current state, or refuse an unknown session."""
+        state = replay(
+            (r.stream_version, from_record(r)) for r in self.store.read_stream(session_id)
+        )
+        if not state.started:
+            raise NotFoundError(
+                f"unknown session '{session_id}'; `diceledger session list` shows yours"
+            )
+        return state
+
+    def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
+        """Start a session with a fresh id and a committed first seed."""
+        session_id = session_id_for(title, self._new_suffix())
+        commitment = self.vault.put(session_id, self._new_seed())
+        command = cmd.StartSession(session_id, title, commitment, manual_dice_allowed)
+        return self._run(session_id, actor, command, SessionState())
+
+    def reveal_seed(self, session_id: str, actor: str) -> Outcome:
+        """Publish the current epoch's seed and commit to a new one."""
+
+        def command(state: SessionState) -> cmd.Command:
+            next_commitment = self.vault.put(session_id, self._new_seed())
+            return cmd.RevealSeed(self._seed(session_id, state), next_commitment)
+
+        return self.execute(session_id, actor, command)
+
+    def end(self, session_id: str, actor: str) -> Outcome:
+        """End the session, revealing its last seed."""
+        return self.execute(
+            session_id, actor, lambda state: cmd.EndSession(self._seed(session_id, state))
+        )
+
+    def execute(self, session_id: str, actor: str, command: CommandSource) -> Outcome:
+        """Decide ``command`` on the latest state and append it, retrying on conflicts."""
+        correlation = str(uuid.uuid4())
+        for attempt in range(MAX_ATTEMPTS):
+            state = self.load(session_id)
+            try:
+                return self._run(session_id, actor, command, state, correlation)
+            except ConcurrencyError:
+                time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
+        raise ConcurrencyError(
+            f"session '{session_id}' is busy: {MAX_ATTEMPTS} attempts lost to other writers"
+        )
+
+    def _run(
+        self,
+        session_id: str,
+        actor: str,
+        command: CommandSource,
+        state: SessionState,
+        correlation: str | None = None,
+    ) -> Outcome:
+        concrete = command(state) if callable(command) else command
+        events = decide(state, concrete, Context(actor, self._dice(session_id, state)))
+        meta = {
+            "actor": actor,
+            "correlation_id": correlation or str(uuid.uuid4()),
+            "client_version": self._version,
+        }
+        envelopes = [new_event(e, str(uuid.uuid4()), meta) for e in events]
+        self.store.append(session_id, envelopes, state.version)
+        recorded = list(self.store.read_stream(session_id, state.version + 1))
+        appended = [(r, from_record(r)) for r in recorded[: len(events)]]
+        for record, event in appended:
+            evolve(state, record.stream_version, event)
+        return Outcome(session_id, appended, state)
+
+    def _seed(self, session_id: str, state: SessionState) -> bytes:
+        seed = self.vault.get(session_id, state.epoch.commitment)
+        if seed is None:
+            raise IntegrityError(
+                f"the seed vault has no seed for epoch {state.epoch.number} of '{session_id}'"
+            )
+        return seed
+
+    def _dice(self, session_id: str, state: SessionState) -> DiceFactory:
+        def dice(nonce: int, client_seed: str, salt: str) -> DiceSource:
+            seed = self._seed(session_id, state)
+            return SeededSource(seed, session_id, nonce, client_seed, salt)
+
+        return dice
