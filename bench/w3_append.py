@@ -1,0 +1,176 @@
+"""W3: append throughput on SQLite against raw sqlite3 and eventsourcing's recorder.
+
+(a) one event per transaction, durable (WAL, synchronous=FULL), N=20,000 events of about
+300 bytes; (b) batches of 1,000, N=200,000. Every side appends to one stream (a long
+session) in a fresh database file per round; rounds are interleaved and each ratio is the
+median of per-round ratios. diceledger's figure includes its hash chain, the version
+check and the idempotency lookup. Targets: >= 0.7x raw sqlite3 and >= 1x eventsourcing.
+(c) whole ``check`` commands through the application service: see ``check_commands``.
+
+Run: .venv/bin/python bench/w3_append.py [--quick] [--rounds N] [--profile]
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Protocol
+
+from benchlib.events import data_size, new_events
+from benchlib.machine import describe
+from benchlib.options import emit, parse_options, progress
+from benchlib.profiling import print_profile
+from benchlib.sqlite_peers import EventsourcingAppender, RawSqliteAppender
+from benchlib.stats import median, median_ratio
+
+from domain.records import NewEvent
+from infra.db import make_engine, upgrade
+from infra.store.sql import SqlEventStore
+
+TARGET_VS_RAW = 0.7
+TARGET_VS_EVENTSOURCING = 1.0
+STREAM = "session-w3"
+
+
+class Appender(Protocol):
+    def append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> object: ...
+
+
+class DiceledgerAppender:
+    """diceledger's SqlEventStore on a file, schema created by its migrations."""
+
+    def __init__(self, path: str) -> None:
+        url = f"sqlite:///{path}"
+        upgrade(url)
+        self.engine = make_engine(url)
+        self.store = SqlEventStore(self.engine)
+
+    def append(self, stream_id: str, events: Sequence[NewEvent], expected_version: int) -> None:
+        self.store.append(stream_id, events, expected_version)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+SIDES: dict[str, Callable[[str], Any]] = {
+    "diceledger": DiceledgerAppender,
+    "raw_sqlite3": RawSqliteAppender,
+    "eventsourcing": EventsourcingAppender,
+}
+
+
+def events_per_second(appender: Appender, events: Sequence[NewEvent], batch: int) -> float:
+    """Append ``events`` in batches of ``batch`` to one stream; return events per second."""
+    started = time.perf_counter()
+    for start in range(0, len(events), batch):
+        appender.append(STREAM, events[start : start + batch], start)
+    return len(events) / (time.perf_counter() - started)
+
+
+def run_side(side: str, events: Sequence[NewEvent], batch: int) -> float:
+    """Time one side on a fresh database file and remove it afterwards."""
+    folder = tempfile.mkdtemp(prefix=f"diceledger-bench-w3-{side}-")
+    try:
+        appender = SIDES[side](str(Path(folder) / "events.sqlite"))
+        try:
+            return events_per_second(appender, events, batch)
+        finally:
+            appender.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(events: Sequence[NewEvent], batch: int, rounds: int) -> dict[str, Any]:
+    """Run every side ``rounds`` times, interleaved; return medians and ratios."""
+    rates: dict[str, list[float]] = {side: [] for side in SIDES}
+    for round_number in range(1, rounds + 1):
+        for side in SIDES:
+            rates[side].append(run_side(side, events, batch))
+        progress(f"w3 batch={batch} round {round_number}: " + _latest(rates))
+    vs_raw = median_ratio(rates["diceledger"], rates["raw_sqlite3"])
+    vs_es = median_ratio(rates["diceledger"], rates["eventsourcing"])
+    return {
+        "n": len(events),
+        "batch": batch,
+        "events_per_s": {side: round(median(values)) for side, values in rates.items()},
+        "ratio_vs_raw_sqlite3": vs_raw,
+        "target_vs_raw_sqlite3": TARGET_VS_RAW,
+        "ratio_vs_eventsourcing": vs_es,
+        "target_vs_eventsourcing": TARGET_VS_EVENTSOURCING,
+        "met": vs_raw >= TARGET_VS_RAW and vs_es >= TARGET_VS_EVENTSOURCING,
+    }
+
+
+def _latest(rates: dict[str, list[float]]) -> str:
+    return ", ".join(f"{side} {values[-1]:.0f}/s" for side, values in rates.items())
+
+
+def check_commands(quick: bool) -> dict[str, Any]:
+    """HOOK for W3(c): whole ``check`` commands per second through the session service.
+
+    To be filled once the application service lands: open a SQLite store, start a session
+    and commit a seed, then time N calls of the service's check command (load the stream,
+    decide, append about four events) and return {"commands_per_s": ..., "n": ...}. Until
+    then nothing is measured and nothing is made up.
+    """
+    return {"status": "not measured: the session application service has not landed yet"}
+
+
+def pragmas() -> dict[str, Any]:
+    """Report the journal mode and synchronous level each side really ran with."""
+    folder = tempfile.mkdtemp(prefix="diceledger-bench-w3-pragmas-")
+    try:
+        found: dict[str, Any] = {}
+        ours = DiceledgerAppender(str(Path(folder) / "ours.sqlite"))
+        with ours.engine.connect() as connection:
+            found["diceledger"] = [
+                connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "synchronous")
+            ]
+        ours.close()
+        for side in ("raw_sqlite3", "eventsourcing"):
+            peer = SIDES[side](str(Path(folder) / f"{side}.sqlite"))
+            found[side] = [peer.pragma(name) for name in ("journal_mode", "synchronous")]
+            peer.close()
+        return found
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    """Measure (a) and (b), call the (c) hook, and print one JSON line."""
+    options = parse_options(__doc__.splitlines()[0])
+    n_single = 2_000 if options.quick else 20_000
+    n_batched = 20_000 if options.quick else 200_000
+    rounds = options.rounds or (1 if options.quick else 3)
+    progress(f"w3: building {n_batched} events of about {data_size()} bytes")
+    events = new_events(n_batched)
+    progress(f"w3 (a): one event per transaction, N={n_single}, {rounds} rounds")
+    single = measure(events[:n_single], 1, rounds)
+    progress(f"w3 (b): batches of 1,000, N={n_batched}, {rounds} rounds")
+    batched = measure(events, 1_000, rounds)
+    if options.profile:
+        print_profile("w3 (a) diceledger", lambda: run_side("diceledger", events[:n_single], 1))
+        print_profile("w3 (b) diceledger", lambda: run_side("diceledger", events, 1_000))
+    emit(
+        "w3_append",
+        options.quick,
+        machine=describe(),
+        eventsourcing_version=version("eventsourcing"),
+        event_data_bytes=data_size(),
+        journal_mode_and_synchronous=pragmas(),
+        rounds=rounds,
+        a_one_event_per_transaction=single,
+        b_batches_of_1000=batched,
+        c_check_commands=check_commands(options.quick),
+    )
+
+
+if __name__ == "__main__":
+    main()
