@@ -8,6 +8,7 @@ from functools import lru_cache
 from domain.dice.ast import DiceTerm
 from domain.dice.request import RollSpec
 from domain.errors import RollError
+from domain.odds import dice
 from domain.odds.bounds import check_size
 from domain.odds.canonical import Key, spec_key
 from domain.odds.dice import check_die, dice_sum
@@ -59,6 +60,8 @@ def clear_caches() -> None:
     _DISTRIBUTIONS.clear()
     success_probability.cache_clear()
     _cached_success.cache_clear()
+    for cached in (dice.chain, dice.die, dice.dice_sum, dice.counted_face, dice.check_die):
+        cached.cache_clear()
 
 
 def _total_weights(spec: RollSpec, rerolls: int) -> Weights:
