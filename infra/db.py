@@ -64,7 +64,7 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
         connect_args: dict[str, Any] = {}
         if parsed.get_backend_name() == "postgresql":
             connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
-        return sa.create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
+        return sa.create_engine(parsed, connect_args=connect_args)
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

@@ -47,17 +47,37 @@ class SqlEventStore(EventStore):
         if not events_:
             return []
         with self._writing() as connection:
-            recorded = self._recorded_positions(connection, [e.event_id for e in events_])
-            original = resolve_retry(stream_id, events_, recorded)
-            if original is not None:
-                return original
-            head = self._head(connection, stream_id)
-            if head.version != expected_version:
-                raise ConcurrencyError(
-                    f"stream {stream_id} is at version {head.version}, expected {expected_version}"
-                )
-            sealed = seal(stream_id, events_, head, self._clock())
+            if connection.dialect.name == "postgresql":
+                # Settle retries and stale versions before queueing for the lock, so that
+                # losers of a race fail fast instead of lining up behind the winner.
+                outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
+                if isinstance(outcome, list):
+                    return outcome
+            self._lock(connection)
+            outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
+            if isinstance(outcome, list):
+                return outcome
+            sealed = seal(stream_id, events_, outcome, self._clock())
             return self._insert(connection, sealed)
+
+    def _retry_or_head(
+        self,
+        connection: Connection,
+        stream_id: str,
+        events_: Sequence[NewEvent],
+        expected_version: int,
+    ) -> list[int] | ChainHead:
+        """Return the original positions of a retried batch, else the stream's head."""
+        recorded = self._recorded_positions(connection, [e.event_id for e in events_])
+        original = resolve_retry(stream_id, events_, recorded)
+        if original is not None:
+            return original
+        head = self._head(connection, stream_id)
+        if head.version != expected_version:
+            raise ConcurrencyError(
+                f"stream {stream_id} is at version {head.version}, expected {expected_version}"
+            )
+        return head
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
         query = sa.select(events).where(events.c.stream_id == stream_id)
@@ -87,6 +107,7 @@ class SqlEventStore(EventStore):
     def import_recorded(self, records: Iterable[RecordedEvent]) -> int:
         appended = 0
         with self._writing() as connection:
+            self._lock(connection)
             for chunk in plan_import(
                 records,
                 lambda ids: self._existing(connection, ids),
@@ -103,7 +124,6 @@ class SqlEventStore(EventStore):
             write_connection(self._engine) as connection,
             connection.begin(),
         ):
-            self._lock(connection)
             yield connection
 
     def _lock(self, connection: Connection) -> None:
@@ -112,8 +132,13 @@ class SqlEventStore(EventStore):
         # Serialise position assignment: a transaction that took position N commits before
         # the next one can take N+1, so a reader catching up by position never skips one.
         # An advisory lock needs no table privilege, unlike LOCK TABLE ... EXCLUSIVE.
-        connection.exec_driver_sql(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
-        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": APPEND_LOCK_KEY})
+        # set_config(..., true) is SET LOCAL: the timeout ends with the transaction.
+        connection.execute(
+            sa.text(
+                "SELECT set_config('lock_timeout', :timeout, true), pg_advisory_xact_lock(:key)"
+            ),
+            {"timeout": f"{self._lock_timeout_ms}ms", "key": APPEND_LOCK_KEY},
+        )
 
     def _paged(
         self, query: sa.Select[Any], key: sa.ColumnElement[int], after: int
