@@ -1,0 +1,67 @@
+"""Run commands against the pure aggregate, with dice scripted per nonce."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from domain.dice.sources import DiceSource, Draw, Provenance
+from domain.session import commands as cmd
+from domain.session.context import Context
+from domain.session.decide import decide
+from domain.session.events import Event
+from domain.session.state import SessionState, evolve
+
+
+class Scripted:
+    """Faces for seeded dice, by nonce; records which nonces were asked for."""
+
+    def __init__(self, faces: dict[int, Iterable[int]] | None = None) -> None:
+        self.faces = {nonce: list(f) for nonce, f in (faces or {}).items()}
+        self.nonces: list[int] = []
+
+    def __call__(self, nonce: int, client_seed: str, salt: str) -> DiceSource:
+        self.nonces.append(nonce)
+        queue = self.faces.setdefault(nonce, [])
+        return _Queue(queue)
+
+
+class _Queue:
+    def __init__(self, faces: list[int]) -> None:
+        self.faces = faces
+        self.word = 0
+
+    def draw(self, sides: int) -> Draw:
+        face = self.faces.pop(0) if self.faces else 1
+        self.word += 1
+        return Draw(sides, face, Provenance.SEEDED, 0, self.word - 1)
+
+
+class Table:
+    """A session under test: state, the events so far, and scripted dice."""
+
+    def __init__(self, gm: str = "gm", players: Iterable[str] = ("ann", "bob")) -> None:
+        self.state = SessionState()
+        self.events: list[Event] = []
+        self.dice = Scripted()
+        self.seed = b"epoch one seed"
+        self.run(gm, cmd.StartSession("s1", "Test table", hashlib.sha256(self.seed).hexdigest()))
+        for player in players:
+            self.run(player, cmd.JoinSession(player))
+
+    def run(self, actor: str, command: cmd.Command, faces: Iterable[int] = ()) -> list[Event]:
+        self.dice.faces.setdefault(self.state.next_nonce, []).extend(faces)
+        events = decide(self.state, command, Context(actor, self.dice))
+        for event in events:
+            evolve(self.state, self.state.version + 1, event)
+        self.events += events
+        return events
+
+    def refused(self, actor: str, command: cmd.Command) -> Exception:
+        version = self.state.version
+        try:
+            decide(self.state, command, Context(actor, self.dice))
+        except Exception as error:  # noqa: BLE001 - returned for the test to inspect
+            assert self.state.version == version
+            return error
+        raise AssertionError(f"{command} by {actor} was not refused")
