@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from domain.dice.sources import ALGORITHM
-from domain.errors import CommandRefusedError, IntegrityError, RollError
+from domain.errors import CommandRefusedError, IntegrityError, PermissionDeniedError, RollError
 from domain.session import commands as cmd
 from domain.session import events as ev
 from domain.session.context import Context
@@ -34,8 +34,9 @@ def start_session(state: SessionState, command: cmd.StartSession, ctx: Context) 
 def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) -> list[ev.Event]:
     """Join oneself as a player; adding someone else or a co-GM is the GM's."""
     require_open(state)
-    if command.name != ctx.actor or command.as_gm:
-        require_gm(state, ctx.actor, "add someone else or a co-GM")
+    if (command.name != ctx.actor or command.as_gm) and not state.is_gm(ctx.actor):
+        # Not require_gm: its "join first" hint would send a newcomer back to this command.
+        raise PermissionDeniedError("only a GM may add someone else or a co-GM")
     member = state.members.get(command.name)
     if member is not None and (member.is_gm or not command.as_gm):
         raise CommandRefusedError(f"{command.name} is already in session '{state.session_id}'")
