@@ -131,6 +131,12 @@ def roll_options(function: F) -> F:
             click.option("--salt", default="", help="Extra entropy mixed into this roll's dice."),
             click.option("--label", help="A note shown with the roll."),
             click.option(
+                "--replaces",
+                type=int,
+                metavar="ROLL",
+                help="Roll again, in place of a roll that a GM voided.",
+            ),
+            click.option(
                 "--faces",
                 type=FACES,
                 help="Physical dice typed in, in draw order (recorded as manual).",

@@ -17,5 +17,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "accept": ("cli.rolls", "accept", "Accept a waiting roll as it stands."),
     "reveal": ("cli.rolls", "reveal", "Show a blind roll to the players (GM)."),
     "seed": ("cli.rolls", "seed", "Reveal the session's seed (GM)."),
+    "dispute": ("cli.dispute", "dispute", "Dispute a roll, review it and rule on it."),
+    "verify": ("cli.verify", "verify", "Prove a session's dice fair and its log untouched."),
     "odds": ("cli.odds", "odds", "Show the exact odds of a roll or check."),
 }

@@ -79,7 +79,6 @@ def _dc_fields(target: int | None, dc: tuple[int, str | None] | None) -> dict[st
     help="What the roll is for; damage rerolls apply only to damage rolls.",
 )
 @roll_options
-@click.option("--replaces", type=int, metavar="ROLL", help="Roll again a roll that a GM voided.")
 @json_option
 @pass_app
 def roll(app: AppContext, /, session_id: str, expression: str, **options: Any) -> None:

@@ -1,0 +1,154 @@
+"""``diceledger dispute``: open, review and resolve disputes over rolls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from cli.output import emit_json
+from domain.session import commands as cmd
+
+SESSION = click.argument("session_id", metavar="SESSION")
+ROLL = click.argument("roll_id", metavar="ROLL", type=int)
+
+
+@click.group("dispute")
+def dispute() -> None:
+    """Dispute a roll, review it die by die (GM), and rule on it (GM)."""
+
+
+@dispute.command("open")
+@SESSION
+@ROLL
+@click.option("--reason", required=True, help="Why the roll is disputed.")
+@json_option
+@pass_app
+def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
+    """Dispute a roll you can see.
+
+    \b
+    Example:
+      diceledger --as bob dispute open tomb-of-ash-1a2b3c 4 --reason "the die fell off"
+    """
+    outcome = app.services().sessions.execute(
+        session_id, app.actor, cmd.OpenDispute(roll_id, reason)
+    )
+    if app.json:
+        emit_json(
+            {"session_id": session_id, "roll_id": roll_id, "dispute": "open", "by": app.actor}
+        )
+        return
+    click.echo(
+        f"roll {roll_id} disputed by {app.actor}; the GM can run "
+        f"`diceledger dispute review {outcome.session_id} {roll_id}`"
+    )
+
+
+@dispute.command("review")
+@SESSION
+@ROLL
+@json_option
+@pass_app
+def review(app: AppContext, session_id: str, roll_id: int) -> None:
+    """Show every die of a roll with its provenance, R14 step by step, and the proofs (GM).
+
+    \b
+    Example:
+      diceledger --as gm dispute review tomb-of-ash-1a2b3c 4
+    """
+    from infra.verifying import review_roll
+
+    report = review_roll(app.services().store, session_id, roll_id, app.actor)
+    if app.json:
+        emit_json(report)
+        return
+    _print_review(report)
+
+
+def _print_review(report: dict[str, Any]) -> None:
+    click.echo(
+        f"roll {report['roll_id']} of {report['session_id']}: {report['status']}"
+        + (" (void)" if report["voided"] else "")
+    )
+    for d in report["disputes"]:
+        click.echo(f"  disputed by {d['by']}: {d['reason']}")
+    click.echo("dice, in draw order:")
+    for die in report["dice"]:
+        where = (
+            f"epoch {die['epoch']} nonce {die['nonce']} block {die['block']} word {die['word']}"
+            if die["source"] == "seeded"
+            else "typed in"
+        )
+        why = die["reason"] + (
+            f" step {die['step']} of #{die['parent']}"
+            if die["reason"] == "explosion"
+            else f" of #{die['parent']}"
+            if die["reason"] == "reroll"
+            else ""
+        )
+        click.echo(
+            f"  #{die['index']} d{die['sides']} = {die['face']}  {why}; {where}: {die['verified']}"
+        )
+    click.echo("resolution (R14):")
+    for step in report["steps"]:
+        click.echo(f"  {step}")
+    click.echo("in the log:")
+    for event in report["events"]:
+        click.echo(
+            f"  position {event['position']} v{event['stream_version']} "
+            f"{event['event_type']} {event['hash'][:16]}..."
+        )
+    verdict = (
+        "resolves again to the same dice and outcome"
+        if report["roll_verified"]
+        else ("DOES NOT resolve again: " + "; ".join(report["roll_problems"]))
+    )
+    click.echo(f"this roll: {verdict}")
+    session = report["session_verification"]
+    first = session["first_failure"]
+    click.echo(
+        "session log: "
+        + (
+            "verified"
+            if first is None
+            else f"FAILED at position {first['position']}: {first['reason']}"
+        )
+    )
+    for other in report["other_disputes_of_player"]:
+        click.echo(f"other dispute of this player: roll {other['roll_id']}: {other['outcome']}")
+
+
+@dispute.command("resolve")
+@SESSION
+@ROLL
+@click.option("--uphold", "outcome", flag_value="upheld", help="The roll stands.")
+@click.option(
+    "--void",
+    "outcome",
+    flag_value="voided",
+    help="The roll is void: statistics leave it out; it may be rolled again.",
+)
+@click.option("--note", help="A note kept with the ruling.")
+@json_option
+@pass_app
+def resolve(
+    app: AppContext, session_id: str, roll_id: int, outcome: str | None, note: str | None
+) -> None:
+    """Rule on a dispute (GM): uphold the roll or void it; nothing is edited or deleted.
+
+    \b
+    Example:
+      diceledger --as gm dispute resolve tomb-of-ash-1a2b3c 4 --void --note "fell off"
+    """
+    if outcome is None:
+        raise click.UsageError("give --uphold or --void")
+    app.services().sessions.execute(
+        session_id, app.actor, cmd.ResolveDispute(roll_id, outcome, note)
+    )
+    if app.json:
+        emit_json({"session_id": session_id, "roll_id": roll_id, "outcome": outcome, "note": note})
+        return
+    hint = f"; roll it again with `--replaces {roll_id}`" if outcome == "voided" else ""
+    click.echo(f"roll {roll_id} {outcome}{hint}")

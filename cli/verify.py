@@ -1,0 +1,66 @@
+"""``diceledger verify``: prove a session's dice fair and its log untouched."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from cli.output import emit_json
+from domain.verification.report import Report
+
+
+@click.command("verify")
+@click.argument("session_id", metavar="SESSION", required=False)
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Verify an exported session (JSON Lines) instead; needs no database.",
+)
+@json_option
+@pass_app
+def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
+    """Check the hash chain, nonces, seed commitments, every die and every outcome.
+
+    Exits 0 when every check holds, 1 naming the first failure otherwise. Dice of
+    epochs whose seed is not revealed yet are counted as not yet verifiable.
+
+    \b
+    Examples:
+      diceledger verify tomb-of-ash-1a2b3c
+      diceledger verify --file tomb.jsonl --json
+    """
+    if (session_id is None) == (path is None):
+        raise click.UsageError("give a SESSION or --file EXPORT, not both")
+    if path is not None:
+        from infra.verifying import verify_file
+
+        report = verify_file(path)
+    else:
+        from infra.verifying import verify_session
+
+        assert session_id is not None
+        report = verify_session(app.services().store, session_id)
+    if app.json:
+        emit_json(report.as_dict())
+    else:
+        _print(report)
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
+def _print(report: Report) -> None:
+    click.echo(f"session {report.session_id}: {report.events} events, {report.rolls} rolls")
+    click.echo(
+        f"dice: {report.dice_verified} verified against revealed seeds, "
+        f"{report.manual_dice} typed in (cannot be verified), "
+        f"{report.unverifiable_dice} not yet verifiable"
+    )
+    if report.unrevealed_epochs:
+        epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
+        click.echo(f"unrevealed seed epochs: {epochs} (`diceledger seed reveal` or session end)")
+    first = report.first_failure
+    if first is None:
+        click.echo("verified: the chain, versions, nonces, commitments and every outcome hold")
+    else:
+        click.echo(f"FAILED at {first}", err=True)

@@ -1,0 +1,1 @@
+"""Proof that a session's dice were fair and its log untouched (see docs/verification.md)."""

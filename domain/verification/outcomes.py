@@ -1,0 +1,128 @@
+"""Resolve a recorded roll again from its dice and compare with what the log claims."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.dice.engine import Die, RollState
+from domain.errors import DiceledgerError
+from domain.session import events as ev
+from domain.session.rolls import replay_rounds, replay_state
+from domain.session.state import Roll
+
+
+def _shape(die: Die) -> tuple[object, ...]:
+    return (
+        die.index,
+        die.term,
+        die.slot,
+        die.sides,
+        die.face,
+        die.reason.value,
+        die.step,
+        die.parent,
+    )
+
+
+def _recorded_shape(record: ev.DieRecord) -> tuple[object, ...]:
+    return (
+        record.index,
+        record.term,
+        record.slot,
+        record.sides,
+        record.face,
+        record.reason,
+        record.step,
+        record.parent,
+    )
+
+
+def _records(roll: Roll, side: int | None = None, round_: int | None = None) -> list[ev.DieRecord]:
+    records: list[ev.DieRecord] = []
+    for event in roll.dice:
+        if isinstance(event, ev.DieRerolled):
+            records.append(event.die)
+            continue
+        if side is not None and (event.side, event.round) != (side, round_):
+            continue
+        records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
+    return records
+
+
+def _compare_dice(roll_id: int, rolled: RollState, records: Sequence[ev.DieRecord]) -> list[str]:
+    for die, record in zip(rolled.dice, records, strict=False):
+        if _shape(die) != _recorded_shape(record):
+            return [
+                f"roll {roll_id} die {die.index}: recorded as {_recorded_shape(record)}, "
+                f"the rules give {_shape(die)}"
+            ]
+    return []
+
+
+def check_roll(roll: Roll) -> list[str]:
+    """Return what does not hold when the roll is resolved again (empty when all does)."""
+    try:
+        if roll.request.opponent is None:
+            return _check_single(roll)
+        return _check_opposed(roll)
+    except DiceledgerError as error:
+        return [f"roll {roll.roll_id}: its dice do not resolve under the rules: {error}"]
+
+
+def _check_single(roll: Roll) -> list[str]:
+    rolled = replay_state(roll)
+    problems = _compare_dice(roll.roll_id, rolled, _records(roll))
+    resolution = roll.resolution
+    if resolution is None or problems:
+        return problems
+    if resolution.total != rolled.total:
+        return [
+            f"roll {roll.roll_id}: the log says total {resolution.total}, "
+            f"its dice give {rolled.total}"
+        ]
+    target = roll.request.target
+    if isinstance(resolution, ev.CheckResolved):
+        expected = (
+            (target, rolled.total >= target, rolled.total - target)
+            if target is not None
+            else (None, None, None)
+        )
+        claimed = (resolution.target, resolution.success, resolution.margin)
+        if claimed != expected:
+            return [
+                f"roll {roll.roll_id}: the log says target/success/margin {claimed}, "
+                f"the rules give {expected}"
+            ]
+    elif target is not None:
+        return [f"roll {roll.roll_id}: a check was resolved as a plain roll"]
+    return []
+
+
+def _check_opposed(roll: Roll) -> list[str]:
+    rounds = replay_rounds(roll)
+    for number, pair in enumerate(rounds, start=1):
+        for side, rolled in enumerate(pair):
+            problems = _compare_dice(roll.roll_id, rolled, _records(roll, side, number))
+            if problems:
+                return problems
+    request, resolution = roll.request, roll.resolution
+    assert request.opponent is not None
+    tied = [n for n, (a, b) in enumerate(rounds, start=1) if a.total == b.total]
+    if [t.round for t in roll.ties] != tied or tied != list(range(1, len(rounds))):
+        return [
+            f"roll {roll.roll_id}: the log's tied rounds {[t.round for t in roll.ties]} "
+            f"do not match the dice ({tied})"
+        ]
+    if not isinstance(resolution, ev.CheckResolved):
+        return (
+            []
+            if resolution is None
+            else [f"roll {roll.roll_id}: an opposed check needs a check result"]
+        )
+    first, second = rounds[-1]
+    winner = request.side.name if first.total > second.total else request.opponent.name
+    claimed = (resolution.total, resolution.opponent_total, resolution.winner, resolution.rounds)
+    expected = (first.total, second.total, winner, len(rounds))
+    if claimed != expected:
+        return [f"roll {roll.roll_id}: the log says {claimed}, the dice give {expected}"]
+    return []

@@ -1,0 +1,218 @@
+"""The dispute review of one roll: every die with its provenance, and R14 step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from domain.dice.breakdown import breakdown, die_views
+from domain.dice.engine import Reason, RollState
+from domain.session import events as ev
+from domain.session.rolls import replay_rounds, replay_state
+from domain.session.state import Roll, SessionState
+from domain.verification.derivation import matches, rederive
+from domain.verification.outcomes import check_roll
+
+EventRef = tuple[int, int, str, str]  # position, stream version, event type, hash
+
+
+def _sources(amounts: Sequence[ev.Amount]) -> str:
+    return ", ".join(f"{a.amount}" + (f" ({a.label})" if a.label else "") for a in amounts)
+
+
+def _request_step(request: ev.RollRequested) -> str:
+    side = request.side
+    text = f"request: {request.kind} {side.expression} by {request.roller}"
+    if request.on_behalf_of != request.roller:
+        text += f" for {request.on_behalf_of}"
+    if request.target is not None:
+        dc = f" (DC: 10 + {request.dc_modifier})" if request.dc_modifier is not None else ""
+        text += f" against target {request.target}{dc}"
+    if request.against:
+        text += f", a save against {request.against}"
+    score = sum(a.amount for a in side.advantage) - sum(a.amount for a in side.disadvantage)
+    if side.advantage or side.disadvantage:
+        text += (
+            f"; advantage [{_sources(side.advantage)}] minus disadvantage "
+            f"[{_sources(side.disadvantage)}] = score {score:+d}"
+        )
+    if request.median:
+        text += "; median check"
+    return text
+
+
+def _counted_step(state: RollState) -> str:
+    check = state.spec.check
+    counted = [state.live[slot] for slot in state.counted_slots]
+    faces = ", ".join(f"#{i} ({state.dice[i].face})" for i in counted)
+    if check is None:
+        return f"counted dice: all of them: {faces}"
+    rank = check.counted_rank
+    order = (
+        "the middle"
+        if check.median and check.score == 0
+        else (
+            "the second-highest"
+            if check.median and check.score > 0
+            else "the second-lowest"
+            if check.median
+            else "the highest"
+            if rank == 0
+            else "the lowest"
+        )
+    )
+    return f"counted dice: {faces}; the check die counts {order} face of {check.pool_size}"
+
+
+def _explosion_steps(state: RollState) -> list[str]:
+    steps = []
+    for index, chain in enumerate(state.chains):
+        if chain:
+            links = ", ".join(f"#{i} d{state.dice[i].sides}={state.dice[i].face}" for i in chain)
+            die = state.dice[index]
+            steps.append(f"explosion of #{index} (a {die.face} on a d{die.sides}): {links}")
+    return steps or ["explosions: none"]
+
+
+def _reroll_steps(state: RollState) -> list[str]:
+    return [
+        f"reroll: #{d.parent} ({state.dice[d.parent].face}) discarded, #{d.index} shows {d.face}"
+        for d in state.dice
+        if d.reason is Reason.REROLL and d.parent is not None
+    ] or ["rerolls: none"]
+
+
+def _total_steps(state: RollState, request: ev.RollRequested) -> list[str]:
+    parts = breakdown(state)
+    summands = " ".join(f"{'+' if p.sign > 0 else '-'} {p.value} ({p.text})" for p in parts.parts)
+    ease = sum(m.amount for m in parts.eased) - sum(m.amount for m in parts.hindered)
+    steps = [f"modifiers: {summands.lstrip('+ ')}; eased/hindered net {ease:+d}"]
+    steps.append(
+        "divisions: " + (", ".join(f"/ {d} (rounded down)" for d in parts.divisors) or "none")
+    )
+    if request.target is None:
+        steps.append(f"total: {state.total}")
+    else:
+        verdict = "success" if state.total >= request.target else "failure"
+        steps.append(
+            f"comparison: {state.total} vs {request.target}: {verdict} "
+            f"(margin {state.total - request.target:+d})"
+        )
+    return steps
+
+
+def resolution_steps(roll: Roll) -> list[str]:
+    """Return the roll's resolution in the order of R14, one line a step."""
+    request = roll.request
+    if request.opponent is not None:
+        return [_request_step(request)] + [
+            f"round {n}: {request.side.name} {a.total}, {request.opponent.name} {b.total}"
+            + (" (tie: roll again)" if a.total == b.total else "")
+            for n, (a, b) in enumerate(replay_rounds(roll), start=1)
+        ]
+    state = replay_state(roll)
+    initial = ", ".join(
+        f"#{d.index} d{d.sides}={d.face}" for d in state.dice if d.reason is Reason.INITIAL
+    )
+    return [
+        _request_step(request),
+        f"dice rolled: {initial}",
+        _counted_step(state),
+        *_explosion_steps(state),
+        *_reroll_steps(state),
+        *_total_steps(state, request),
+        f"status: {roll.status}",
+    ]
+
+
+def _dice_rows(session: SessionState, roll: Roll) -> list[dict[str, Any]]:
+    records: list[ev.DieRecord] = []
+    for event in roll.dice:
+        records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
+    standing: dict[int, tuple[bool, bool]] = {}
+    if roll.request.opponent is None:
+        standing = {v.die.index: (v.counted, v.discarded) for v in die_views(replay_state(roll))}
+    status = _derivations(session, roll, records)
+    return [
+        {
+            "index": r.index,
+            "sides": r.sides,
+            "face": r.face,
+            "reason": r.reason,
+            "step": r.step,
+            "parent": r.parent,
+            "source": r.source,
+            "epoch": r.epoch,
+            "nonce": r.nonce,
+            "block": r.block,
+            "word": r.word,
+            "counted": standing.get(r.index, (None, None))[0],
+            "discarded": standing.get(r.index, (None, None))[1],
+            "verified": status[n],
+        }
+        for n, r in enumerate(records)
+    ]
+
+
+def _derivations(session: SessionState, roll: Roll, records: list[ev.DieRecord]) -> list[str]:
+    status = ["manual: typed in, cannot be verified"] * len(records)
+    by_nonce: dict[int, list[int]] = {}
+    for n, record in enumerate(records):
+        if record.source == "seeded":
+            by_nonce.setdefault(record.nonce, []).append(n)
+    for nonce, positions in by_nonce.items():
+        epoch = session.epochs[(records[positions[0]].epoch or 1) - 1]
+        if epoch.seed is None:
+            for n in positions:
+                status[n] = f"not yet verifiable: epoch {epoch.number} is not revealed"
+            continue
+        dice = [records[n] for n in positions]
+        draws = rederive(
+            bytes.fromhex(epoch.seed),
+            session.session_id or "",
+            nonce,
+            roll.request.client_seed,
+            roll.request.salt,
+            dice,
+        )
+        for n, draw, die in zip(positions, draws, dice, strict=True):
+            status[n] = "verified" if matches(draw, die) else f"FAILED: the seed gives {draw.face}"
+    return status
+
+
+def review(
+    session: SessionState, roll: Roll, events: Sequence[EventRef], session_check: dict[str, Any]
+) -> dict[str, Any]:
+    """Return the review report of a roll (the shape behind `dispute review --json`)."""
+    player = roll.request.on_behalf_of
+    others = [
+        {
+            "roll_id": r.roll_id,
+            "reasons": [d.reason for d in r.disputes],
+            "outcome": r.ruling.outcome if r.ruling else "open",
+        }
+        for r in session.rolls.values()
+        if r.disputes and r.request.on_behalf_of == player and r is not roll
+    ]
+    problems = check_roll(roll)
+    return {
+        "session_id": session.session_id,
+        "roll_id": roll.roll_id,
+        "request": _request_step(roll.request),
+        "status": roll.status,
+        "voided": roll.voided,
+        "disputes": [{"by": d.by, "reason": d.reason} for d in roll.disputes],
+        "ruling": None
+        if roll.ruling is None
+        else {"by": roll.ruling.by, "outcome": roll.ruling.outcome, "note": roll.ruling.note},
+        "dice": _dice_rows(session, roll),
+        "steps": resolution_steps(roll),
+        "events": [
+            {"position": p, "stream_version": v, "event_type": t, "hash": h}
+            for p, v, t, h in events
+        ],
+        "roll_verified": not problems,
+        "roll_problems": problems,
+        "session_verification": session_check,
+        "other_disputes_of_player": others,
+    }

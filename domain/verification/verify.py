@@ -1,0 +1,248 @@
+"""Verify a session's log: chain, nonces, commitments, every die and every outcome.
+
+One pass over the records in stream order checks the hash chain, folds the session, and
+checks each event against the state before it: nonces gapless and never reused, dice drawn
+only from the committed, not yet revealed epoch, revealed seeds matching their
+commitments, every total and outcome equal to resolving the roll again from its dice.
+At the end, every seeded die of a revealed epoch is derived again from its seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from domain.errors import DiceledgerError
+from domain.hashchain import ChainVerifier
+from domain.records import RecordedEvent
+from domain.session import events as ev
+from domain.session.state import SessionState, evolve
+from domain.verification.derivation import matches, rederive
+from domain.verification.outcomes import check_roll
+from domain.verification.report import Failure, Report
+
+Decoder = Callable[[RecordedEvent], ev.Event]
+
+
+@dataclass(frozen=True, slots=True)
+class _SeededDie:
+    position: int
+    version: int
+    roll_id: int
+    die: ev.DieRecord
+    client_seed: str
+    salt: str
+
+
+def _dice_of(event: ev.Event) -> tuple[ev.DieRecord, ...]:
+    if isinstance(event, ev.DiceRolled):
+        return event.dice
+    if isinstance(event, ev.DieExploded | ev.DieRerolled):
+        return (event.die,)
+    return ()
+
+
+class _Verifier:
+    def __init__(self, decode: Decoder) -> None:
+        self.decode = decode
+        self.chain = ChainVerifier()
+        self.chain_broken = False
+        self.stopped = False
+        self.state = SessionState()
+        self.report = Report()
+        self.last_nonce = 0
+        self.nonce_use: dict[int, tuple[int, str]] = {}
+        self.draw_nonce: dict[int, int] = {}
+        self.seeded: dict[int, list[_SeededDie]] = {}
+        self.die_positions: dict[int, list[tuple[int, int]]] = {}
+
+    def fail(self, record: RecordedEvent, reason: str) -> None:
+        self.report.failures.append(Failure(record.position, record.stream_version, reason))
+
+    def feed(self, record: RecordedEvent) -> None:
+        self.report.events += 1
+        if self.report.session_id is None:
+            self.report.session_id = record.stream_id
+        elif record.stream_id != self.report.session_id:
+            self.fail(record, f"an event of another session ('{record.stream_id}')")
+            return
+        if not self.chain_broken:
+            problem = self.chain.check(record)
+            if problem is not None:
+                self.fail(record, problem.reason)
+                self.chain_broken = True
+        if self.stopped:
+            return
+        try:
+            event = self.decode(record)
+            self.before(record, event)
+            evolve(self.state, record.stream_version, event)
+        except (DiceledgerError, KeyError, IndexError, ValueError) as error:
+            self.fail(record, f"{record.event_type} cannot follow the log before it: {error}")
+            self.stopped = True
+            return
+        self.after(record, event)
+
+    def before(self, record: RecordedEvent, event: ev.Event) -> None:
+        """Check an event against the state it is applied to."""
+        if isinstance(event, ev.RollRequested):
+            self._request(record, event)
+        elif isinstance(event, ev.DieRerolled):
+            self._reroll_nonce(record, event)
+        elif isinstance(event, ev.SeedRevealed):
+            epoch = self.state.epochs[event.epoch - 1]
+            if hashlib.sha256(bytes.fromhex(event.seed)).hexdigest() != epoch.commitment:
+                self.fail(
+                    record,
+                    f"the revealed seed of epoch {event.epoch} does not match its commitment",
+                )
+        elif isinstance(event, ev.SeedCommitted) and event.epoch != len(self.state.epochs) + 1:
+            self.fail(record, f"epoch {event.epoch} committed out of order")
+        self._dice(record, event)
+
+    def _request(self, record: RecordedEvent, request: ev.RollRequested) -> None:
+        if request.nonce != self.last_nonce + 1:
+            self.fail(
+                record,
+                f"roll {request.roll_id} took nonce {request.nonce}, "
+                f"the next was {self.last_nonce + 1}",
+            )
+        self.last_nonce = max(self.last_nonce, request.nonce)
+        self.nonce_use[request.nonce] = (request.roll_id, "request")
+        self.draw_nonce[request.roll_id] = request.nonce
+        epoch = self.state.epoch
+        if request.epoch != epoch.number or epoch.seed is not None:
+            self.fail(
+                record,
+                f"roll {request.roll_id} names epoch {request.epoch}, "
+                "not the committed unrevealed one",
+            )
+        member = self.state.members.get(request.roller)
+        if member is not None and request.client_seed != member.client_seed:
+            self.fail(
+                record, f"roll {request.roll_id} used a client seed that is not {request.roller}'s"
+            )
+        if request.dc_modifier is not None and request.target != 10 + request.dc_modifier:
+            self.fail(
+                record,
+                f"roll {request.roll_id}: a DC of {request.dc_modifier} is "
+                f"{10 + request.dc_modifier}, not {request.target}",
+            )
+
+    def _reroll_nonce(self, record: RecordedEvent, event: ev.DieRerolled) -> None:
+        nonce = event.die.nonce
+        same_command = nonce == self.last_nonce and self.nonce_use.get(nonce) == (
+            event.roll_id,
+            "reroll",
+        )
+        if not same_command and nonce != self.last_nonce + 1:
+            self.fail(
+                record,
+                f"a reroll of roll {event.roll_id} took nonce {nonce}, "
+                f"the next was {self.last_nonce + 1}",
+            )
+        self.last_nonce = max(self.last_nonce, nonce)
+        self.nonce_use[nonce] = (event.roll_id, "reroll")
+        self.draw_nonce[event.roll_id] = nonce
+
+    def _dice(self, record: RecordedEvent, event: ev.Event) -> None:
+        dice = _dice_of(event)
+        if not dice:
+            return
+        roll_id: int = event.roll_id  # type: ignore[attr-defined]
+        request = self.state.rolls[roll_id].request
+        for die in dice:
+            self.die_positions.setdefault(roll_id, []).append(
+                (record.position, record.stream_version)
+            )
+            if die.nonce != self.draw_nonce.get(roll_id):
+                self.fail(record, f"roll {roll_id} die {die.index} claims nonce {die.nonce}")
+            if die.source == "manual":
+                self.report.manual_dice += 1
+                continue
+            epoch = self.state.epoch
+            if die.epoch != epoch.number or epoch.seed is not None:
+                self.fail(
+                    record,
+                    f"roll {roll_id} die {die.index} claims epoch {die.epoch}, "
+                    "not the committed unrevealed one",
+                )
+            entry = _SeededDie(
+                record.position,
+                record.stream_version,
+                roll_id,
+                die,
+                request.client_seed,
+                request.salt,
+            )
+            self.seeded.setdefault(die.nonce, []).append(entry)
+
+    def after(self, record: RecordedEvent, event: ev.Event) -> None:
+        """Check a resolution against resolving the roll again."""
+        if isinstance(event, ev.RollResolved | ev.CheckResolved):
+            roll = self.state.rolls[event.roll_id]
+            for reason in check_roll(roll):
+                self.fail(record, reason)
+
+    def finish(self) -> Report:
+        report = self.report
+        report.rolls = len(self.state.rolls)
+        if not self.stopped:
+            self._open_rolls()
+        self._derive()
+        return report
+
+    def _open_rolls(self) -> None:
+        for roll in self.state.rolls.values():
+            if roll.resolution is None:
+                for reason in check_roll(roll):
+                    position, version = self.die_positions.get(roll.roll_id, [(0, 0)])[-1]
+                    self.report.failures.append(Failure(position, version, reason))
+
+    def _derive(self) -> None:
+        used: set[int] = set()
+        for nonce, dice in self.seeded.items():
+            epoch_number = dice[0].die.epoch
+            if epoch_number is None or not 1 <= epoch_number <= len(self.state.epochs):
+                continue
+            used.add(epoch_number)
+            epoch = self.state.epochs[epoch_number - 1]
+            if epoch.seed is None:
+                self.report.unverifiable_dice += len(dice)
+                continue
+            first = dice[0]
+            draws = rederive(
+                bytes.fromhex(epoch.seed),
+                self.report.session_id or "",
+                nonce,
+                first.client_seed,
+                first.salt,
+                [entry.die for entry in dice],
+            )
+            for entry, draw in zip(dice, draws, strict=True):
+                die = entry.die
+                if not matches(draw, die):
+                    self.report.failures.append(
+                        Failure(
+                            entry.position,
+                            entry.version,
+                            f"roll {entry.roll_id} die {die.index}: "
+                            f"the epoch {epoch_number} seed gives {draw.face} "
+                            f"(block {draw.block}, word {draw.word}), the log says "
+                            f"{die.face} (block {die.block}, word {die.word})",
+                        )
+                    )
+                    break
+                self.report.dice_verified += 1
+        self.report.unrevealed_epochs = sorted(
+            n for n in used if self.state.epochs[n - 1].seed is None
+        )
+
+
+def verify_records(records: Iterable[RecordedEvent], decode: Decoder) -> Report:
+    """Verify one session's records (in stream order) and return the report."""
+    verifier = _Verifier(decode)
+    for record in records:
+        verifier.feed(record)
+    return verifier.finish()

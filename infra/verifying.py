@@ -1,0 +1,52 @@
+"""Verification and dispute review as services: read the records, run the pure checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from domain.errors import NotFoundError, PermissionDeniedError
+from domain.session.state import replay
+from domain.verification.report import Report
+from domain.verification.review import review
+from domain.verification.verify import verify_records
+from infra.codec import from_record
+from infra.exporting import read_export
+from infra.store.port import EventStore
+
+
+def verify_session(store: EventStore, session_id: str) -> Report:
+    """Verify a stored session."""
+    report = verify_records(store.read_stream(session_id), from_record)
+    if report.events == 0:
+        raise NotFoundError(
+            f"unknown session '{session_id}'; `diceledger session list` shows yours"
+        )
+    return report
+
+
+def verify_file(path: str | Path) -> Report:
+    """Verify an exported session (JSON Lines) with no database."""
+    return verify_records(read_export(path), from_record)
+
+
+def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> dict[str, Any]:
+    """Return the GM's review of one roll: dice, provenance, steps and proofs."""
+    records = list(store.read_stream(session_id))
+    report = verify_records(records, from_record)
+    if report.events == 0:
+        raise NotFoundError(
+            f"unknown session '{session_id}'; `diceledger session list` shows yours"
+        )
+    state = replay((r.stream_version, from_record(r)) for r in records)
+    if not state.is_gm(actor):
+        raise PermissionDeniedError("only a GM may review a roll")
+    roll = state.rolls.get(roll_id)
+    if roll is None:
+        raise NotFoundError(f"no roll {roll_id} in session '{session_id}'")
+    refs = [
+        (r.position, r.stream_version, r.event_type, r.hash)
+        for r in records
+        if r.data.get("roll_id") == roll_id
+    ]
+    return review(state, roll, refs, report.as_dict())
