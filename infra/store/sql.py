@@ -68,16 +68,51 @@ class SqlEventStore(EventStore):
         expected_version: int,
     ) -> list[int] | ChainHead:
         """Return the original positions of a retried batch, else the stream's head."""
-        recorded = self._recorded_positions(connection, [e.event_id for e in events_])
+        recorded, head = self._batch_ids_and_head(connection, stream_id, events_)
         original = resolve_retry(stream_id, events_, recorded)
         if original is not None:
             return original
-        head = self._head(connection, stream_id)
         if head.version != expected_version:
             raise ConcurrencyError(
                 f"stream {stream_id} is at version {head.version}, expected {expected_version}"
             )
         return head
+
+    @staticmethod
+    def _batch_ids_and_head(
+        connection: Connection, stream_id: str, events_: Sequence[NewEvent]
+    ) -> tuple[dict[str, tuple[str, int]], ChainHead]:
+        """Find which batch ids are recorded, and the stream's head, in one round trip.
+
+        One query rather than two because it runs while the append lock is held.
+        """
+        columns = (
+            events.c.event_id,
+            events.c.stream_id,
+            events.c.position,
+            events.c.stream_version,
+            events.c.hash,
+        )
+        latest = (
+            sa.select(sa.func.max(events.c.stream_version))
+            .where(events.c.stream_id == stream_id)
+            .scalar_subquery()
+        )
+        query = sa.union_all(
+            sa.select(*columns).where(events.c.event_id.in_([e.event_id for e in events_])),
+            sa.select(*columns).where(
+                events.c.stream_id == stream_id, events.c.stream_version == latest
+            ),
+        )
+        batch_ids = {event.event_id for event in events_}
+        recorded: dict[str, tuple[str, int]] = {}
+        head = ChainHead()
+        for row in connection.execute(query):
+            if row.event_id in batch_ids:
+                recorded[row.event_id] = (row.stream_id, row.position)
+            if row.stream_id == stream_id and row.stream_version > head.version:
+                head = ChainHead(row.stream_version, row.hash)
+        return recorded, head
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
         query = sa.select(events).where(events.c.stream_id == stream_id)
@@ -158,13 +193,6 @@ class SqlEventStore(EventStore):
     def _scalar(self, query: sa.Select[Any]) -> Any:
         with translate_errors(self._engine.url), self._engine.connect() as connection:
             return connection.scalar(query)
-
-    @staticmethod
-    def _recorded_positions(connection: Connection, event_ids: list[str]) -> dict[str, Any]:
-        query = sa.select(events.c.event_id, events.c.stream_id, events.c.position).where(
-            events.c.event_id.in_(event_ids)
-        )
-        return {row.event_id: (row.stream_id, row.position) for row in connection.execute(query)}
 
     @staticmethod
     def _existing(connection: Connection, event_ids: list[str]) -> dict[str, Any]:
