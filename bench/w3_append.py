@@ -5,13 +5,15 @@
 session) in a fresh database file per round; rounds are interleaved and each ratio is the
 median of per-round ratios. diceledger's figure includes its hash chain, the version
 check and the idempotency lookup. Targets: >= 0.7x raw sqlite3 and >= 1x eventsourcing.
-(c) whole ``check`` commands through the application service: see ``check_commands``.
+(c) whole ``check`` commands through the session service, in segments as the session
+grows (no target; flat is the goal).
 
-Run: .venv/bin/python bench/w3_append.py [--quick] [--rounds N] [--profile]
+Run: .venv/bin/python bench/w3_append.py [--quick] [--rounds N] [--profile] [--parts a b c]
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import tempfile
 import time
@@ -28,6 +30,9 @@ from benchlib.sqlite_peers import EventsourcingAppender, RawSqliteAppender
 from benchlib.stats import median, median_ratio
 
 from domain.records import NewEvent
+from domain.session import commands as cmd
+from domain.session.events import Amount
+from infra.bootstrap import bootstrap
 from infra.db import make_engine, upgrade
 from infra.store.sql import SqlEventStore
 
@@ -111,15 +116,52 @@ def _latest(rates: dict[str, list[float]]) -> str:
     return ", ".join(f"{side} {values[-1]:.0f}/s" for side, values in rates.items())
 
 
-def check_commands(quick: bool) -> dict[str, Any]:
-    """HOOK for W3(c): whole ``check`` commands per second through the session service.
+def check_commands(quick: bool, profile: bool = False) -> dict[str, Any]:
+    """W3(c): whole ``check`` commands per second through the session service.
 
-    To be filled once the application service lands: open a SQLite store, start a session
-    and commit a seed, then time N calls of the service's check command (load the stream,
-    decide, append about four events) and return {"commands_per_s": ..., "n": ...}. Until
-    then nothing is measured and nothing is made up.
+    One SQLite store wired by ``bootstrap``; a GM starts a session and a player joins,
+    then the player runs ``check 1d20+5 --advantage 1 --target 15`` again and again. Each
+    command loads the session, decides and appends (3 or 4 events). The commands are
+    timed in consecutive segments, so a cost that grows with the session shows.
     """
-    return {"status": "not measured: the session application service has not landed yet"}
+    segments, per_segment = (2, 30) if quick else (3, 100)
+    folder = tempfile.mkdtemp(prefix="diceledger-bench-w3c-")
+    try:
+        services = bootstrap(f"sqlite:///{Path(folder) / 'sessions.sqlite'}")
+        session = services.sessions.start("bench table", "gm").session_id
+        services.sessions.execute(session, "player", cmd.JoinSession("player"))
+        check = cmd.RequestRoll(
+            kind="check", expression="1d20+5", advantage=(Amount(1),), target=15
+        )
+        figures = []
+        for _ in range(segments):
+            before = services.store.current_version(session)
+            started = time.perf_counter()
+            for _ in range(per_segment):
+                services.sessions.execute(session, "player", check)
+            seconds = time.perf_counter() - started
+            after = services.store.current_version(session)
+            figures.append(
+                {
+                    "events_in_session_at_start": before,
+                    "commands_per_s": round(per_segment / seconds, 2),
+                    "events_per_command": round((after - before) / per_segment, 2),
+                }
+            )
+            progress(f"w3 (c): {figures[-1]}")
+        if profile:
+            print_profile(
+                f"w3 (c) 20 check commands at version {after}",
+                lambda: [services.sessions.execute(session, "player", check) for _ in range(20)],
+            )
+        first, last = figures[0]["commands_per_s"], figures[-1]["commands_per_s"]
+        return {
+            "commands_per_segment": per_segment,
+            "segments": figures,
+            "ratio_last_vs_first_segment": round(last / first, 3),
+        }
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pragmas() -> dict[str, Any]:
@@ -144,20 +186,28 @@ def pragmas() -> dict[str, Any]:
 
 
 def main() -> None:
-    """Measure (a) and (b), call the (c) hook, and print one JSON line."""
-    options = parse_options(__doc__.splitlines()[0])
+    """Measure (a), (b) and (c) and print one JSON line."""
+    options = parse_options(__doc__.splitlines()[0], _add_parts_option)
+    parts = set(options.parts)
     n_single = 2_000 if options.quick else 20_000
     n_batched = 20_000 if options.quick else 200_000
     rounds = options.rounds or (1 if options.quick else 3)
-    progress(f"w3: building {n_batched} events of about {data_size()} bytes")
-    events = new_events(n_batched)
-    progress(f"w3 (a): one event per transaction, N={n_single}, {rounds} rounds")
-    single = measure(events[:n_single], 1, rounds)
-    progress(f"w3 (b): batches of 1,000, N={n_batched}, {rounds} rounds")
-    batched = measure(events, 1_000, rounds)
-    if options.profile:
-        print_profile("w3 (a) diceledger", lambda: run_side("diceledger", events[:n_single], 1))
-        print_profile("w3 (b) diceledger", lambda: run_side("diceledger", events, 1_000))
+    figures: dict[str, Any] = {}
+    if parts & {"a", "b"}:
+        progress(f"w3: building {n_batched} events of about {data_size()} bytes")
+        events = new_events(n_batched)
+    if "a" in parts:
+        progress(f"w3 (a): one event per transaction, N={n_single}, {rounds} rounds")
+        figures["a_one_event_per_transaction"] = measure(events[:n_single], 1, rounds)
+        if options.profile:
+            print_profile("w3 (a) diceledger", lambda: run_side("diceledger", events[:n_single], 1))
+    if "b" in parts:
+        progress(f"w3 (b): batches of 1,000, N={n_batched}, {rounds} rounds")
+        figures["b_batches_of_1000"] = measure(events, 1_000, rounds)
+        if options.profile:
+            print_profile("w3 (b) diceledger", lambda: run_side("diceledger", events, 1_000))
+    if "c" in parts:
+        figures["c_check_commands"] = check_commands(options.quick, options.profile)
     emit(
         "w3_append",
         options.quick,
@@ -166,10 +216,15 @@ def main() -> None:
         event_data_bytes=data_size(),
         journal_mode_and_synchronous=pragmas(),
         rounds=rounds,
-        a_one_event_per_transaction=single,
-        b_batches_of_1000=batched,
-        c_check_commands=check_commands(options.quick),
+        **figures,
     )
+
+
+def _add_parts_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--parts", nargs="+", choices=("a", "b", "c"), default=["a", "b", "c"],
+        help="run only these parts of W3 (default: all)",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

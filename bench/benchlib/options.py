@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 # bench/run sets this so that scripts it runs (including ones it does not know) can see
@@ -13,7 +14,9 @@ from typing import Any
 QUICK_ENV = "DICELEDGER_BENCH_QUICK"
 
 
-def parse_options(description: str) -> argparse.Namespace:
+def parse_options(
+    description: str, extend: Callable[[argparse.ArgumentParser], None] | None = None
+) -> argparse.Namespace:
     """Parse --quick (smaller N, fewer rounds), --rounds and --profile for a workload."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
@@ -30,6 +33,8 @@ def parse_options(description: str) -> argparse.Namespace:
         action="store_true",
         help="also profile diceledger's side once and print the top functions on stderr",
     )
+    if extend is not None:
+        extend(parser)
     return parser.parse_args()
 
 
