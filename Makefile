@@ -30,9 +30,10 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
+# Figures, not tests: `make bench BENCH_FLAGS=--quick` for a try-out in a few minutes.
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	$(BIN)/python bench/run
+	$(BIN)/python bench/run $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
