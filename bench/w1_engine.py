@@ -127,6 +127,26 @@ def rate_diceledger(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
     return rolls / (time.perf_counter() - started)
 
 
+def rate_source_only(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
+    """Return rolls per second of the HMAC source alone, drawing what the rolls drew.
+
+    The rolls are made first (untimed) to learn each one's die sizes; then only the
+    source is timed: built per roll, drawing the same dice. The gap to the engine's
+    rate is the engine's own bookkeeping.
+    """
+    plans = []
+    for _ in range(rolls):
+        nonce = nonces.take()
+        state = roll(spec, SeededSource(SEED, SESSION, nonce))
+        plans.append((nonce, [die.sides for die in state.dice]))
+    started = time.perf_counter()
+    for nonce, sides in plans:
+        source = SeededSource(SEED, SESSION, nonce)
+        for size in sides:
+            source.draw(size)
+    return rolls / (time.perf_counter() - started)
+
+
 def rate_d20(roller: d20.Roller, notation: str, rolls: int) -> float:
     """Return rolls per second of d20 (its parse cache is warm after the first roll)."""
     started = time.perf_counter()
@@ -148,17 +168,21 @@ def measure(case: Case, rolls: int, rounds: int, nonces: Nonces) -> dict[str, ob
     """Time the three sides of a case in interleaved rounds; return medians and ratios."""
     roller = d20.Roller()
     roller.roll(case.d20_notation)  # warm d20's parse cache, as a long-lived bot has it
-    ours, theirs, plain = [], [], []
+    ours, theirs, plain, source = [], [], [], []
     for _ in range(rounds):
         ours.append(rate_diceledger(case.spec, rolls, nonces))
         theirs.append(rate_d20(roller, case.d20_notation, rolls))
         plain.append(rate_plain(case.plain, rolls))
+        source.append(rate_source_only(case.spec, rolls, nonces))
     vs_d20 = median_ratio(ours, theirs)
     return {
         "diceledger_rolls_per_s": round(median(ours)),
         "d20_notation": case.d20_notation,
         "d20_rolls_per_s": round(median(theirs)),
         "randint_rolls_per_s": round(median(plain)),
+        "hmac_source_only_rolls_per_s": round(median(source)),
+        "source_share_of_roll_time": median_ratio(ours, source),
+        "source_only_vs_d20": median_ratio(source, theirs),
         "ratio_vs_d20": vs_d20,
         "ratio_vs_randint": median_ratio(ours, plain),
         "target_vs_d20": TARGET_VS_D20,
