@@ -17,8 +17,11 @@ from click.testing import CliRunner, Result
 
 from cli.main import cli
 from domain.records import RecordedEvent
+from domain.session.state import SessionState
 from infra.db import make_engine
+from infra.sessions import SessionService
 from infra.store.sql import SqlEventStore
+from infra.vault import SeedVault
 
 
 @dataclass
@@ -27,6 +30,7 @@ class Ledger:
 
     url: str
     store: SqlEventStore
+    vault: SeedVault
 
     def run(self, actor: str, *args: str, color: bool = False) -> Result:
         """Run ``diceledger --as ACTOR ARGS...`` and return the result, whatever it is."""
@@ -74,6 +78,10 @@ class Ledger:
         """Return the session's stream as stored."""
         return list(self.store.read_stream(session_id))
 
+    def state(self, session_id: str) -> SessionState:
+        """Return the session's state as the service folds it from the store."""
+        return SessionService(self.store, self.vault).load(session_id)
+
     def event_types(self, session_id: str) -> list[str]:
         """Return the types of the session's events, in order."""
         return [record.event_type for record in self.events(session_id)]
@@ -83,7 +91,7 @@ class Ledger:
 def ledger(sqlite_url: str) -> Iterator[Ledger]:
     engine = make_engine(sqlite_url)
     try:
-        yield Ledger(sqlite_url, SqlEventStore(engine))
+        yield Ledger(sqlite_url, SqlEventStore(engine), SeedVault(engine))
     finally:
         engine.dispose()
 
