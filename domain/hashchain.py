@@ -33,7 +33,8 @@ MAX_SAFE_INTEGER = 2**53 - 1
 
 def canonical_json(value: Any) -> bytes:
     """Serialise a JSON value to its RFC 8785 bytes; refuse values outside the event subset."""
-    _check_json_value(value, "$")
+    if not _plainly_canonical(value):
+        _check_json_value(value, "$")  # the exact walk: raises with a path, or allows subclasses
     try:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return text.encode("utf-8")
@@ -41,38 +42,57 @@ def canonical_json(value: Any) -> bytes:
         raise IntegrityError("not canonical JSON: a string holds a lone surrogate") from None
 
 
-def to_json_value(value: Any) -> Any:
-    """Return a plain copy (dicts and lists) of a JSON value, refusing what JSON cannot hold."""
-    _check_json_value(value, "$")
-    return _plain_copy(value)
-
-
-def _plain_copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _plain_copy(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain_copy(item) for item in value]
+def plain_json_copy(value: Any) -> Any:
+    """Return a deep copy of a JSON value made of plain dicts and lists (tuples become lists)."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return {key: plain_json_copy(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [plain_json_copy(item) for item in value]
     return value
 
 
+def _plainly_canonical(value: Any) -> bool:
+    """Tell quickly whether a value holds only exact JSON types within range (the hot path)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
+                return False
+            if not _plainly_canonical(item):
+                return False
+        return True
+    if kind is list:
+        for item in value:
+            if not _plainly_canonical(item):
+                return False
+        return True
+    return False
+
+
 def _check_json_value(value: Any, path: str) -> None:
-    if value is None or isinstance(value, str | bool):
+    kind = type(value)
+    if value is None or kind is str or kind is bool or isinstance(value, str):
         return
     if isinstance(value, int):
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return
         raise IntegrityError(f"not canonical JSON: integer out of the safe range at {path}")
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            _check_json_value(item, f"{path}[{index}]")
-        return
-    if isinstance(value, Mapping):
+    # The exact-type tests first: the Mapping ABC check is slow on a hot path.
+    if kind is dict or isinstance(value, Mapping):
         for key, item in value.items():
             _check_key(key, path)
             _check_json_value(item, f"{path}.{key}")
         return
-    kind = type(value).__name__
-    raise IntegrityError(f"not canonical JSON: a value of type {kind} at {path}")
+    if kind is list or isinstance(value, tuple | list):
+        for index, item in enumerate(value):
+            _check_json_value(item, f"{path}[{index}]")
+        return
+    raise IntegrityError(f"not canonical JSON: a value of type {kind.__name__} at {path}")
 
 
 def _check_key(key: object, path: str) -> None:
@@ -80,7 +100,7 @@ def _check_key(key: object, path: str) -> None:
         raise IntegrityError(f"not canonical JSON: a non-string object key at {path}")
     # RFC 8785 sorts keys by UTF-16 code units, Python by code points; they agree inside
     # the Basic Multilingual Plane only.
-    if any(ord(char) > 0xFFFF for char in key):
+    if not key.isascii() and max(key) > "\uffff":
         raise IntegrityError(f"not canonical JSON: an object key outside the BMP at {path}")
 
 
@@ -88,7 +108,8 @@ def format_timestamp(moment: datetime) -> str:
     """Render an aware time as ISO 8601 UTC with six fractional digits and a ``Z``."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise IntegrityError("recorded_at must be timezone-aware")
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, unlike strftime's %Y, always pads the year to four digits.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def event_hash(

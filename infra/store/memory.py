@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from domain.errors import ConcurrencyError
-from domain.hashchain import ChainHead
+from domain.hashchain import ChainHead, plain_json_copy
 from domain.records import NewEvent, RecordedEvent
 from infra.store.importing import plan_import
 from infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
@@ -110,6 +110,10 @@ class InMemoryEventStore(EventStore):
             return ChainHead(stream[-1].stream_version, stream[-1].hash)
 
     def _keep(self, records: list[RecordedEvent]) -> None:
+        # Deep copies, so a caller that later mutates its data cannot rewrite history.
+        records = [
+            replace(r, data=plain_json_copy(r.data), meta=plain_json_copy(r.meta)) for r in records
+        ]
         for record in records:
             self._log.append(record)
             self._streams.setdefault(record.stream_id, []).append(record)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from domain.errors import IntegrityError
-from domain.hashchain import ChainHead, event_hash, to_json_value
+from domain.hashchain import ChainHead, event_hash
 from domain.records import NewEvent, RecordedEvent
 
 
@@ -60,8 +60,8 @@ def seal(
     prev_hash, version = head.hash, head.version
     for event in events:
         version += 1
-        data = to_json_value(dict(event.data))
-        meta = to_json_value(dict(event.meta))
+        # event_hash refuses what canonical JSON cannot hold, before anything is stored.
+        data, meta = dict(event.data), dict(event.meta)
         digest = event_hash(
             event_id=event.event_id,
             stream_id=stream_id,

@@ -217,10 +217,13 @@ class SqlEventStore(EventStore):
 
     @staticmethod
     def _insert(connection: Connection, records: Sequence[RecordedEvent]) -> list[int]:
-        statement = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+        # Positions are matched back by event id: asking the driver to return rows in
+        # parameter order makes SQLAlchemy insert one row per statement on SQLite.
+        statement = events.insert().returning(events.c.event_id, events.c.position)
         try:
             result = connection.execute(statement, [to_row(record) for record in records])
         except exc.IntegrityError:
             # Appends are serialised, so this is a writer that bypassed the lock.
             raise ConcurrencyError("another writer appended to the stream first") from None
-        return list(result.scalars())
+        positions = {row.event_id: row.position for row in result}
+        return [positions[record.event_id] for record in records]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
+from enum import StrEnum
 
 import pytest
 import rfc8785
@@ -78,6 +79,21 @@ def test_canonical_json_refuses_values_outside_the_event_subset(
     with pytest.raises(IntegrityError, match="not canonical JSON") as raised:
         canonical_json(value)
     assert fragment in str(raised.value)
+
+
+def test_str_enums_and_tuples_serialise_as_their_plain_values() -> None:
+    class Kind(StrEnum):
+        DAMAGE = "damage"
+
+    assert canonical_json({"kind": Kind.DAMAGE, "faces": (3, 4)}) == canonical_json(
+        {"kind": "damage", "faces": [3, 4]}
+    )
+
+
+def test_object_keys_outside_the_basic_multilingual_plane_are_refused() -> None:
+    # RFC 8785 would order such a key by UTF-16 code units, unlike sort_keys.
+    with pytest.raises(IntegrityError, match="outside the BMP"):
+        canonical_json({"\U0001f3b2": 1, "\uffff": 2})
 
 
 def test_timestamps_render_in_utc_with_six_fractional_digits() -> None:
