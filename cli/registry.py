@@ -20,4 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "dispute": ("cli.dispute", "dispute", "Dispute a roll, review it and rule on it."),
     "verify": ("cli.verify", "verify", "Prove a session's dice fair and its log untouched."),
     "odds": ("cli.odds", "odds", "Show the exact odds of a roll or check."),
+    "replay": ("cli.replay", "replay", "Replay a session as it happened, or as of a moment."),
+    "stats": ("cli.stats", "stats", "Show per-player statistics as a table, CSV or JSON."),
+    "projections": ("cli.projections", "projections", "Rebuild projections, show checkpoints."),
+    "export": ("cli.transfer", "export", "Write a session's events to a JSON Lines file."),
+    "import": ("cli.transfer", "import_", "Append an exported file's events to this store."),
 }

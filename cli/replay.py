@@ -1,0 +1,130 @@
+"""``diceledger replay``: a session as it happened, or as it stood at a position or time."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from domain.errors import NotFoundError
+from domain.hashchain import format_timestamp
+from domain.projections.logged import state_as_of, until
+from domain.projections.summary import standing
+from domain.projections.timeline import Line, hidden_from, timeline
+
+
+class MomentType(click.ParamType):
+    """An ISO 8601 time; without a zone it is read as UTC."""
+
+    name = "TIME"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> datetime:
+        if isinstance(value, datetime):
+            return value
+        try:
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            self.fail(f"'{value}' is not an ISO 8601 time like 2026-11-29T20:15:00Z", param, ctx)
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@click.command("replay")
+@click.argument("session_id", metavar="SESSION")
+@click.option(
+    "--until-position",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Stop after the event at store position N and show the state then.",
+)
+@click.option(
+    "--at", "at", type=MomentType(), help="Stop at this time (ISO 8601) and show the state then."
+)
+@json_option
+@pass_app
+def replay(
+    app: AppContext, session_id: str, until_position: int | None, at: datetime | None
+) -> None:
+    """Print a session as it happened: who rolled what, every die, outcomes, disputes, seeds.
+
+    Explosions show as chains (d20 20 -> d12 3), rerolls as old -> new. Blind rolls show
+    to players as "the GM rolled blind" until revealed; a GM sees everything. With
+    --until-position or --at, the replay stops there and shows members, open rolls and
+    totals as they stood. --json prints JSON Lines, one object per event.
+
+    \b
+    Example:
+      diceledger --as ann replay tomb-of-ash-1a2b3c --at 2026-11-29T21:00:00Z
+    """
+    from infra.projections.decoding import logged_all
+
+    items = list(logged_all(app.services().store.read_stream(session_id)))
+    if not items:
+        raise NotFoundError(
+            f"unknown session '{session_id}'; `diceledger session list` shows yours"
+        )
+    hidden = hidden_from(state_as_of(items), app.actor)
+    shown = list(until(items, until_position, at))
+    as_of = until_position is not None or at is not None
+    for line in timeline(shown, hidden):
+        if app.json:
+            click.echo(json.dumps(line_json(line), ensure_ascii=False))
+        elif not line.hidden or line.event == "RollRequested":
+            click.echo(line_text(line))
+    if as_of:
+        summary = {
+            "until_position": until_position,
+            "at": format_timestamp(at) if at else None,
+            **standing(state_as_of(shown), hidden),
+        }
+        if app.json:
+            click.echo(json.dumps({"as_of": summary}, ensure_ascii=False))
+        else:
+            click.echo(standing_text(summary))
+
+
+def line_json(line: Line) -> dict[str, Any]:
+    """Return a timeline line as its JSON object (stable keys, see docs/statistics.md)."""
+    return {
+        "position": line.position,
+        "version": line.version,
+        "recorded_at": format_timestamp(line.recorded_at),
+        "actor": line.actor,
+        "event": line.event,
+        "roll_id": line.roll_id,
+        "hidden": line.hidden,
+        "text": line.text,
+        "detail": line.detail,
+    }
+
+
+def line_text(line: Line) -> str:
+    """Return one human line: time, actor, what happened."""
+    moment = line.recorded_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return f"{moment}  {line.actor:<10} {line.text}"
+
+
+def standing_text(summary: dict[str, Any]) -> str:
+    """Return the as-of block: members, open rolls and disputes, totals per player."""
+    members = ", ".join(f"{m['name']} ({m['role']})" for m in summary["members"])
+    lines = [f"-- as of version {summary['version']}{' (ended)' if summary['ended'] else ''}"]
+    lines.append(f"members: {members or '-'}")
+    open_rolls = ", ".join(
+        f"#{r['roll_id']} {r['player']} {r['kind']} (total so far {r['total_so_far']})"
+        for r in summary["open_rolls"]
+    )
+    lines.append(f"open rolls: {open_rolls or 'none'}")
+    disputes = ", ".join(f"#{roll_id}" for roll_id in summary["open_disputes"])
+    lines.append(f"open disputes: {disputes or 'none'}")
+    for name, totals in summary["totals"].items():
+        lines.append(
+            f"  {name}: {totals['rolls']} rolls, checks won {totals['checks_won']}/"
+            f"{totals['checks_made']}, sum of totals {totals['sum_of_totals']}"
+        )
+    if summary["hidden_rolls"]:
+        lines.append(f"  ({summary['hidden_rolls']} blind rolls not shown)")
+    return "\n".join(lines)

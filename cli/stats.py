@@ -1,0 +1,141 @@
+"""``diceledger stats``: per-player statistics from the statistics projection."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, TextIO
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from cli.projections import caught_up
+from domain.errors import NotFoundError
+from domain.projections.report import ACROSS_SESSIONS, PlayerReport, player_reports
+from domain.projections.tidy import COLUMNS, report_json, tidy_rows
+
+
+@click.command("stats")
+@click.option("--session", "session_id", metavar="SESSION", help="Only this session.")
+@click.option("--player", metavar="NAME", help="Only this player.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Table for people, tidy CSV for spreadsheets and pandas, JSON for programs.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to FILE."
+)
+@json_option
+@pass_app
+def stats(
+    app: AppContext,
+    session_id: str | None,
+    player: str | None,
+    format_: str,
+    output: str | None,
+) -> None:
+    """Show per-player statistics: rolls, success and luck, dice fairness, rerolls, disputes.
+
+    Numbers come from the statistics projection, brought up to date first. A GM of a
+    session (pick the viewer with --as) sees all of its rolls; anyone else sees the blind
+    rolls only once revealed. Voided rolls are left out and counted. Columns and formulas:
+    docs/statistics.md.
+
+    \b
+    Example:
+      diceledger --as gm stats --session tomb-of-ash-1a2b3c --format csv -o tomb.csv
+    """
+    from infra.projections.queries import has_session, visible_counters
+
+    projection = caught_up(app)
+    engine = projection.engine
+    if session_id is not None and not has_session(engine, session_id):
+        raise NotFoundError(f"unknown session '{session_id}'")
+    counters = visible_counters(engine, app.actor, session_id, player)
+    reports = player_reports(counters, session_id, player)
+    if app.json:
+        format_ = "json"
+    text = render(reports, format_, app.actor)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    with open(output, "w", encoding="utf-8", newline="") as file:
+        file.write(text)
+    click.echo(f"wrote {len(reports)} player reports to {output}", err=True)
+
+
+def render(reports: list[PlayerReport], format_: str, viewer: str) -> str:
+    """Return the reports as CSV, JSON or a table."""
+    if format_ == "csv":
+        buffer = io.StringIO()
+        write_csv(reports, buffer)
+        return buffer.getvalue()
+    if format_ == "json":
+        document = {"viewer": viewer, "reports": [report_json(r) for r in reports]}
+        return json.dumps(document, ensure_ascii=False) + "\n"
+    if not reports:
+        return "no statistics yet: no resolved rolls you may see\n"
+    return "".join(table_text(report) for report in reports)
+
+
+def write_csv(reports: list[PlayerReport], file: TextIO) -> None:
+    """Write the tidy CSV: a header, then one row per figure."""
+    writer = csv.writer(file, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in tidy_rows(reports):
+        writer.writerow(["" if value is None else value for value in row])
+
+
+def table_text(report: PlayerReport) -> str:
+    """Return a few human lines for one report."""
+    g: dict[str, dict[str, Any]] = report.groups
+    where = "all sessions" if report.session_id == ACROSS_SESSIONS else report.session_id
+    rolls, outcomes, luck = g["rolls"], g["outcomes"], g["luck"]
+    kinds = ", ".join(f"{k} {v}" for k, v in rolls.items() if k != "total" and v)
+    lines = [
+        f"{report.player} in {where}",
+        f"  rolls {rolls['total']}" + (f" ({kinds})" if kinds else ""),
+    ]
+    if outcomes["made"]:
+        lines.append(
+            f"  checks won {outcomes['won']}/{outcomes['made']} "
+            f"({_pct(outcomes['success_rate'])}), "
+            f"expected {luck['expected']:.2f}, luck {luck['luck']:+.2f}, z {_num(luck['z_score'])}"
+        )
+    for die in report.dice:
+        f = die.figures
+        note = (
+            f"; too few rolls (fewer than 5 per face); about {f['rolls_needed']} rolls would "
+            "show a face favoured twice"
+            if f["too_few"]
+            else ""
+        )
+        lines.append(
+            f"  d{die.sides}: {f['rolls']} dice, mean {f['mean']:.2f} (fair {f['fair_mean']}), "
+            f"chi-square {f['chi_square']:.2f} (df {f['df']}), p {f['p_value']:.3f}{note}"
+        )
+    ex, re_, di = g["explosions"], g["rerolls"], g["disputes"]
+    lines.append(
+        f"  explosions {ex['count']} (longest chain {ex['longest_chain']}); rerolls "
+        f"{re_['spent']} (gain {re_['gain']}, {_num(re_['mean_gain'])} each); disputes raised "
+        f"{di['raised']} (upheld {di['upheld']}, voided {di['voided']})"
+    )
+    src, out = g["dice_source"], g["excluded"]
+    lines.append(
+        f"  dice {src['seeded']} seeded, {src['manual']} typed in; left out: "
+        f"{out['voided']} voided, {out['hidden']} hidden blind"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

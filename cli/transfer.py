@@ -1,0 +1,70 @@
+"""``diceledger export`` and ``import``: move a session's events between stores as JSON Lines."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import AppContext, json_option, pass_app
+from cli.output import emit_json
+from domain.errors import PermissionDeniedError
+
+
+@click.command("export")
+@click.argument("session_id", metavar="SESSION")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="The JSON Lines file to write.",
+)
+@json_option
+@pass_app
+def export(app: AppContext, session_id: str, output: str) -> None:
+    """Write a session's events, with their hashes, as JSON Lines (format: docs/storage.md).
+
+    The events are exported as recorded, so a session with blind rolls not yet revealed
+    may be exported by its GM only.
+
+    \b
+    Example:
+      diceledger --as gm export tomb-of-ash-1a2b3c -o tomb.jsonl
+    """
+    from infra.exporting import write_export
+
+    services = app.services()
+    state = services.sessions.load(session_id)
+    if any(roll.hidden for roll in state.rolls.values()) and not state.is_gm(app.actor):
+        raise PermissionDeniedError(
+            "only a GM may export a session whose blind rolls are not all revealed"
+        )
+    count = write_export(services.store.read_stream(session_id), output)
+    if app.json:
+        emit_json({"session_id": session_id, "events": count, "file": output})
+        return
+    click.echo(f"exported {count} events of {session_id} to {output}")
+
+
+@click.command("import")
+@click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@json_option
+@pass_app
+def import_(app: AppContext, path: str) -> None:
+    """Append an export's events to this store, verifying every hash chain on the way in.
+
+    A broken or cut-short file is refused whole, naming its first bad line; events the
+    store already holds are skipped, so importing a file twice appends nothing.
+
+    \b
+    Example:
+      diceledger --db postgresql://localhost/club import tomb.jsonl
+    """
+    from infra.exporting import import_export
+
+    lines, appended = import_export(app.services().store, path)
+    if app.json:
+        emit_json({"file": path, "events": lines, "appended": appended})
+        return
+    click.echo(
+        f"imported {path}: {lines} events, {appended} appended, {lines - appended} already present"
+    )

@@ -1,0 +1,171 @@
+"""What one resolved roll adds to each of its players' statistics (metric -> amount).
+
+Every amount is an integer so that sums are exact and associative: a projection updated
+batch by batch holds the same numbers as one rebuilt in a single pass. Probabilities are
+kept in units of 10**-12 (``SCALE``), rounded once per check.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
+from functools import lru_cache
+
+from domain.dice.request import RerollScope, RollKind, RollSpec
+from domain.errors import RollError
+from domain.odds import opposed_odds, success_probability
+from domain.session import events as ev
+from domain.session.rolls import replay_state, spec_of
+from domain.session.state import Roll, SessionState
+
+SCALE = 10**12
+CHECKS = ("check", "save", "opposed")
+
+Metrics = Counter[str]
+
+
+def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
+    """Return the rerolls a new request may spend, read from the state before it (R11)."""
+    kind = RollKind(request.kind)
+    action = state.actions.get(request.action_id)
+    if action is None:
+        return request.rerolls_granted if RerollScope(request.reroll_scope).covers(kind) else 0
+    return action.remaining if action.covers(request.kind) else 0
+
+
+def players_of(session: SessionState, roll: Roll) -> list[str]:
+    """Return the members whose statistics the roll feeds; NPCs have none."""
+    request = roll.request
+    names = [request.on_behalf_of]
+    if request.opponent is not None:
+        names.append(request.opponent.name)
+    return [name for name in names if name in session.members]
+
+
+def roll_facts(session: SessionState, roll: Roll, allowance: int) -> dict[str, Metrics]:
+    """Return player -> metrics for a resolved roll, as if nothing excluded it."""
+    request = roll.request
+    players = players_of(session, roll)
+    if roll.resolution is None or not players:
+        return {}
+    if request.opponent is None:
+        return {players[0]: _single_facts(roll, allowance)}
+    return {name: _opposed_facts(roll, name) for name in players}
+
+
+def _single_facts(roll: Roll, allowance: int) -> Metrics:
+    request = roll.request
+    metrics: Metrics = Counter({f"rolls.{request.kind}": 1})
+    resolution = roll.resolution
+    if isinstance(resolution, ev.CheckResolved) and request.target is not None:
+        won = bool(resolution.success)
+        metrics[f"won.{request.kind}"] += won
+        chance = _check_chance(_CheckKey.of(request), request.target, allowance)
+        _add_luck(metrics, chance, won)
+    _add_dice(metrics, _records(roll, side=0))
+    _add_rerolls(metrics, roll)
+    return metrics
+
+
+def _opposed_facts(roll: Roll, name: str) -> Metrics:
+    request = roll.request
+    assert request.opponent is not None and isinstance(roll.resolution, ev.CheckResolved)
+    side = 0 if name == request.side.name else 1
+    won = roll.resolution.winner == name
+    metrics: Metrics = Counter({"rolls.opposed": 1, "won.opposed": int(won)})
+
+    odds = _opposed_chances(_CheckKey.of(request), request.opponent)
+    _add_luck(metrics, None if odds is None else odds[side], won)
+    _add_dice(metrics, _records(roll, side=side))
+    return metrics
+
+
+@dataclass(frozen=True, slots=True)
+class _CheckKey:
+    # What a check's odds depend on; sessions repeat a few checks many times, so the
+    # odds are cached on this rather than computed per roll.
+    kind: str
+    side: ev.CheckSide
+    median: bool
+    exploding: bool
+
+    @classmethod
+    def of(cls, request: ev.RollRequested) -> _CheckKey:
+        return cls(request.kind, request.side, request.median, request.exploding)
+
+    def spec(self, side: ev.CheckSide) -> RollSpec:
+        request = replace(_TEMPLATE, kind=self.kind, median=self.median, exploding=self.exploding)
+        return spec_of(request, side)
+
+
+# A request that only lends its kind, median and exploding to spec_of.
+_TEMPLATE = ev.RollRequested(
+    **{f.name: None for f in fields(ev.RollRequested)}  # type: ignore[arg-type]
+)
+
+
+@lru_cache(maxsize=4096)
+def _check_chance(key: _CheckKey, target: int, allowance: int) -> Fraction | None:
+    # A roll too large for exact odds is counted but left out of luck (metric luck.unrated).
+    try:
+        return success_probability(key.spec(key.side), target, allowance)
+    except RollError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _opposed_chances(key: _CheckKey, opponent: ev.CheckSide) -> tuple[Fraction, Fraction] | None:
+    try:
+        odds = opposed_odds(key.spec(key.side), key.spec(opponent))
+    except RollError:
+        return None
+    return odds.win, odds.lose
+
+
+def _add_luck(metrics: Metrics, probability: Fraction | None, won: bool) -> None:
+    if probability is None:
+        metrics["luck.unrated"] += 1
+        return
+    metrics["luck.rated"] += 1
+    metrics["luck.observed"] += int(won)
+    metrics["luck.expected_e12"] += round(probability * SCALE)
+    metrics["luck.variance_e12"] += round(probability * (1 - probability) * SCALE)
+
+
+def _records(roll: Roll, side: int) -> list[tuple[int, ev.DieRecord]]:
+    # (round, die) of every die one side drew; rerolls belong to single-sided rolls.
+    records: list[tuple[int, ev.DieRecord]] = []
+    for event in roll.dice:
+        if isinstance(event, ev.DiceRolled) and event.side == side:
+            records.extend((event.round, die) for die in event.dice)
+        elif isinstance(event, ev.DieExploded) and event.side == side:
+            records.append((event.round, event.die))
+        elif isinstance(event, ev.DieRerolled) and side == 0:
+            records.append((1, event.die))
+    return records
+
+
+def _add_dice(metrics: Metrics, records: list[tuple[int, ev.DieRecord]]) -> None:
+    chains: Counter[tuple[int, int | None]] = Counter()
+    for round_, die in records:
+        metrics[f"face.{die.sides}.{die.face}"] += 1
+        metrics[f"source.{die.source}"] += 1
+        if die.reason == "explosion":
+            metrics["explosions"] += 1
+            # An explosion's parent is the base die of its chain, and a chain is as long
+            # as its last step; die indexes restart in each round of an opposed check.
+            key = (round_, die.parent)
+            chains[key] = max(chains[key], die.step)
+    for length in chains.values():
+        metrics[f"chain.{length}"] += 1
+
+
+def _add_rerolls(metrics: Metrics, roll: Roll) -> None:
+    spent = roll.rerolls
+    if not spent:
+        return
+    first = next(i for i, e in enumerate(roll.dice) if isinstance(e, ev.DieRerolled))
+    before = replay_state(replace(roll, dice=roll.dice[:first])).total
+    metrics["rerolls.spent"] += spent
+    metrics["rerolls.gain"] += replay_state(roll).total - before

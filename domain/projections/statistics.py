@@ -1,0 +1,150 @@
+"""The per-player statistics fold: each event turns into changes of integer counters.
+
+Counters are keyed by (session, player, scope, metric). Scope ``all`` is what a GM of the
+session sees; scope ``public`` is what everyone else sees, where a blind roll counts only
+as ``excluded.hidden`` until it is revealed. A voided roll counts only as
+``excluded.voided``. Because every change is a difference of integer counters, folding a
+log in one pass or in many batches gives the same numbers.
+
+The fold keeps the state of the sessions it is working on. Given ``load_history``, it keeps
+at most ``max_sessions`` of them and reloads an evicted one from its stream; without it,
+it keeps every open session.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from domain.errors import IntegrityError
+from domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
+from domain.projections.logged import Logged
+from domain.session import events as ev
+from domain.session.state import Roll, SessionState, evolve
+
+ALL = "all"
+PUBLIC = "public"
+SCOPES = (ALL, PUBLIC)
+
+Key = tuple[str, str, str, str]  # session, player, scope, metric
+Scoped = dict[str, dict[str, Metrics]]  # scope -> player -> metrics
+LoadHistory = Callable[[str, int], Iterable[Logged]]  # session, up to version -> events
+
+
+@dataclass
+class Tally:
+    """Counter changes and member roles, as a batch produced them (or a whole fold)."""
+
+    counters: Counter[Key] = field(default_factory=Counter)
+    members: dict[tuple[str, str], str] = field(default_factory=dict)  # (session, name) -> role
+
+    def add(self, session_id: str, scoped: Scoped, sign: int) -> None:
+        """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
+        for scope, players in scoped.items():
+            for player, metrics in players.items():
+                for metric, amount in metrics.items():
+                    self.counters[(session_id, player, scope, metric)] += sign * amount
+
+    def nonzero(self) -> dict[Key, int]:
+        """Return the counter changes that are not zero."""
+        return {key: amount for key, amount in self.counters.items() if amount}
+
+
+@dataclass
+class _Session:
+    state: SessionState = field(default_factory=SessionState)
+    allowances: dict[int, int] = field(default_factory=dict)  # roll id -> rerolls it could use
+
+
+class StatisticsFold:
+    """Turn events, in position order, into counter changes."""
+
+    def __init__(self, load_history: LoadHistory | None = None, max_sessions: int = 64) -> None:
+        self._load_history = load_history
+        self._max_sessions = max_sessions
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+
+    def apply(self, item: Logged, tally: Tally) -> None:
+        """Fold one event into its session and record what it changes in ``tally``."""
+        session = self._session(item)
+        event, state = item.event, session.state
+        if isinstance(event, ev.RollRequested):
+            session.allowances[event.roll_id] = allowance_for(state, event)
+        roll = state.rolls.get(getattr(event, "roll_id", -1))
+        before = self._before(session, event, roll)
+        evolve(state, item.version, event)
+        if isinstance(event, ev.PlayerJoined):
+            tally.members[(item.stream_id, event.name)] = event.role
+        elif isinstance(event, ev.RollDisputed):
+            self._count(tally, item.stream_id, event.by, "disputes.raised")
+        elif isinstance(event, ev.DisputeResolved):
+            assert roll is not None
+            self._count(tally, item.stream_id, roll.disputes[-1].by, f"disputes.{event.outcome}")
+        if before is not None:
+            assert roll is not None
+            tally.add(item.stream_id, before, -1)
+            tally.add(item.stream_id, self._scoped(session, roll), 1)
+        if isinstance(event, ev.SessionEnded):
+            self._sessions.pop(item.stream_id, None)
+
+    def _before(self, session: _Session, event: ev.Event, roll: Roll | None) -> Scoped | None:
+        # The roll's contribution before the event, for the events that can change it.
+        if roll is None:
+            return None
+        if isinstance(event, ev.RollResolved | ev.CheckResolved):
+            return {}
+        voiding = isinstance(event, ev.DisputeResolved) and event.outcome == "voided"
+        if voiding or isinstance(event, ev.RollRevealed):
+            return self._scoped(session, roll)
+        return None
+
+    @staticmethod
+    def _scoped(session: _Session, roll: Roll) -> Scoped:
+        if roll.resolution is None:
+            return {}
+        players = players_of(session.state, roll)
+        if roll.voided:
+            shown = {name: Counter({"excluded.voided": 1}) for name in players}
+        else:
+            shown = roll_facts(session.state, roll, session.allowances.get(roll.roll_id, 0))
+        hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
+        return {ALL: shown, PUBLIC: hidden if roll.hidden else shown}
+
+    @staticmethod
+    def _count(tally: Tally, session_id: str, player: str, metric: str) -> None:
+        for scope in SCOPES:
+            tally.counters[(session_id, player, scope, metric)] += 1
+
+    def _session(self, item: Logged) -> _Session:
+        session = self._sessions.get(item.stream_id)
+        if session is not None:
+            self._sessions.move_to_end(item.stream_id)
+            return session
+        session = _Session()
+        if item.version > 1:
+            if self._load_history is None:
+                raise IntegrityError(
+                    f"statistics: {item.stream_id} v{item.version} arrived without its history"
+                )
+            for earlier in self._load_history(item.stream_id, item.version - 1):
+                self._replay(session, earlier)
+        self._sessions[item.stream_id] = session
+        if self._load_history is not None and len(self._sessions) > self._max_sessions:
+            self._sessions.popitem(last=False)
+        return session
+
+    @staticmethod
+    def _replay(session: _Session, item: Logged) -> None:
+        # Rebuild a session's state from its stream without counting anything again.
+        if isinstance(item.event, ev.RollRequested):
+            session.allowances[item.event.roll_id] = allowance_for(session.state, item.event)
+        evolve(session.state, item.version, item.event)
+
+
+def fold_statistics(logged: Iterable[Logged]) -> Tally:
+    """Fold a whole log (in position order) into its counters and member roles."""
+    fold, tally = StatisticsFold(), Tally()
+    for item in logged:
+        fold.apply(item, tally)
+    return tally

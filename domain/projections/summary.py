@@ -1,0 +1,53 @@
+"""A session's standing at one moment (for as-of replay): members, open rolls, totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.projections.facts import CHECKS
+from domain.session import events as ev
+from domain.session.state import AWAITING, SessionState
+from domain.session.views import replay_total
+
+
+def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """Return members, rolls still open, open disputes and each player's totals so far."""
+    visible = [roll for roll in state.rolls.values() if roll.roll_id not in hidden]
+    totals: dict[str, dict[str, int]] = {
+        name: {"rolls": 0, "checks_made": 0, "checks_won": 0, "sum_of_totals": 0}
+        for name in state.members
+    }
+    for roll in visible:
+        resolution = roll.resolution
+        row = totals.get(roll.request.on_behalf_of)
+        if row is None or resolution is None or roll.voided:
+            continue
+        row["rolls"] += 1
+        row["sum_of_totals"] += resolution.total
+        if roll.request.kind in CHECKS:
+            row["checks_made"] += 1
+            won = (
+                resolution.winner == roll.request.on_behalf_of
+                if isinstance(resolution, ev.CheckResolved) and resolution.winner
+                else bool(getattr(resolution, "success", False))
+            )
+            row["checks_won"] += int(won)
+    return {
+        "session_id": state.session_id,
+        "version": state.version,
+        "ended": state.ended,
+        "members": [{"name": m.name, "role": m.role} for m in state.members.values()],
+        "open_rolls": [
+            {
+                "roll_id": roll.roll_id,
+                "player": roll.request.on_behalf_of,
+                "kind": roll.request.kind,
+                "total_so_far": replay_total(roll),
+            }
+            for roll in visible
+            if roll.status == AWAITING
+        ],
+        "open_disputes": [roll.roll_id for roll in visible if roll.open_dispute],
+        "hidden_rolls": len(state.rolls) - len(visible),
+        "totals": totals,
+    }

@@ -1,0 +1,43 @@
+"""Statistics reports as tidy rows (one figure per row, stable columns) and as JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from domain.projections.report import PlayerReport, Value
+
+COLUMNS = ("session_id", "player", "group", "die", "face", "metric", "value")
+
+
+def tidy_rows(
+    reports: Iterable[PlayerReport],
+) -> Iterator[tuple[str, str, str, str, str, str, Value]]:
+    """Yield one row per figure, in the order of ``COLUMNS``; die and face may be empty."""
+    for report in reports:
+        head = (report.session_id, report.player)
+        for group, figures in report.groups.items():
+            for metric, value in figures.items():
+                yield (*head, group, "", "", metric, value)
+        for die in report.dice:
+            name = f"d{die.sides}"
+            for metric, value in die.figures.items():
+                yield (*head, "die", name, "", metric, value)
+            for face, count in enumerate(die.faces, start=1):
+                yield (*head, "face", name, str(face), "count", count)
+
+
+def report_json(report: PlayerReport) -> dict[str, Any]:
+    """Return one report as a JSON object: groups, then dice by size with their faces."""
+    return {
+        "session_id": report.session_id,
+        "player": report.player,
+        **report.groups,
+        "dice": {
+            f"d{die.sides}": {
+                **die.figures,
+                "faces": {str(face): count for face, count in enumerate(die.faces, start=1)},
+            }
+            for die in report.dice
+        },
+    }

@@ -1,0 +1,212 @@
+"""The timeline fold: one line per event of a session, as a given viewer may see it.
+
+Which blind rolls stay hidden is decided by the whole session (``hidden_from``): a roll
+revealed later is shown in full from its first event on; one never revealed shows to a
+player only as "the GM rolled blind", with no faces or totals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from domain.projections.logged import Logged
+from domain.session import events as ev
+from domain.session.state import Roll, SessionState, evolve
+from domain.session.views import roll_line
+
+BLIND = "the GM rolled blind"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One event of the timeline: when, who, what, and the event's own fields."""
+
+    position: int
+    version: int
+    recorded_at: datetime
+    actor: str
+    event: str
+    roll_id: int | None
+    hidden: bool
+    text: str
+    detail: dict[str, Any]
+
+
+def hidden_from(session: SessionState, viewer: str) -> frozenset[int]:
+    """Return the rolls the viewer may not see: unrevealed blind rolls, unless a GM."""
+    if session.is_gm(viewer):
+        return frozenset()
+    return frozenset(roll.roll_id for roll in session.rolls.values() if roll.hidden)
+
+
+def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> Iterator[Line]:
+    """Yield a line per event, folding the session as it goes."""
+    state = SessionState()
+    for item in logged:
+        evolve(state, item.version, item.event)
+        event = item.event
+        roll_id: int | None = getattr(event, "roll_id", None)
+        secret = roll_id in hidden
+        if secret:
+            text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
+            detail: dict[str, Any] = {"roll_id": roll_id}
+        else:
+            text = describe(state, event)
+            detail = dataclasses.asdict(event)  # type: ignore[call-overload]
+            if isinstance(event, ev.RollResolved | ev.CheckResolved):
+                detail["line"] = roll_line(state.rolls[event.roll_id])
+        yield Line(
+            item.position,
+            item.version,
+            item.recorded_at,
+            item.actor,
+            type(event).__name__,
+            roll_id,
+            secret,
+            text,
+            detail,
+        )
+
+
+def describe(state: SessionState, event: ev.Event) -> str:
+    """Return the human text of an event, read against the state just after it."""
+    roll = state.rolls.get(getattr(event, "roll_id", -1))
+    match event:
+        case ev.SessionStarted():
+            return f"session '{event.title}' started; GM {event.gm}"
+        case ev.PlayerJoined():
+            added = f" (added by {event.added_by})" if event.added_by != event.name else ""
+            return f"{event.name} joined as {event.role}{added}"
+        case ev.SeedCommitted():
+            return f"seed epoch {event.epoch} committed: {event.commitment} ({event.algorithm})"
+        case ev.SeedRevealed():
+            return f"seed epoch {event.epoch} revealed by {event.by}: {event.seed}"
+        case ev.SessionEnded():
+            return f"session ended by {event.by}"
+        case ev.RollRequested():
+            return f"#{event.roll_id} {_request(event)}"
+    assert roll is not None
+    return f"#{roll.roll_id} {_roll_event(roll, event)}"
+
+
+def _request(e: ev.RollRequested) -> str:
+    if e.opponent is not None:
+        text = f"opposed: {_side(e.side)} vs {_side(e.opponent)}"
+    else:
+        text = f"{e.on_behalf_of} {e.kind} {_side(e.side, named=False)}"
+    if e.target is not None:
+        text += f" vs {e.target}"
+        if e.dc_modifier is not None:
+            text += f" (DC 10{e.dc_modifier:+d}{' ' + e.dc_label if e.dc_label else ''})"
+    if e.against:
+        text += f" against {e.against}"
+    extras = [
+        "median" if e.median else "",
+        "no explosions" if not e.exploding else "",
+        f"{e.rerolls_granted} {e.reroll_scope} rerolls" if e.rerolls_granted else "",
+        "blind" if e.blind else "",
+        "typed-in dice" if e.manual else "",
+        f"by {e.roller}" if e.roller != e.on_behalf_of else "",
+        f"'{e.label}'" if e.label else "",
+        f"replaces #{e.replaces}" if e.replaces else "",
+    ]
+    shown = [extra for extra in extras if extra]
+    return text + (f" [{', '.join(shown)}]" if shown else "")
+
+
+def _side(side: ev.CheckSide, named: bool = True) -> str:
+    text = f"{side.name} {side.expression}" if named else side.expression
+    for word, amounts in (
+        ("adv", side.advantage),
+        ("dis", side.disadvantage),
+        ("eased", side.eased),
+        ("hindered", side.hindered),
+    ):
+        for amount in amounts:
+            text += f" {word} {amount.amount}" + (f" ({amount.label})" if amount.label else "")
+    return text
+
+
+def _roll_event(roll: Roll, event: ev.Event) -> str:
+    match event:
+        case ev.DiceRolled():
+            dice = ", ".join(f"d{d.sides} {d.face}" for d in event.dice)
+            return f"{_where(roll, event.side, event.round)}dice: {dice}"
+        case ev.DieExploded():
+            chain = " -> ".join(f"d{d.sides} {d.face}" for d in _chain(roll, event))
+            return f"{_where(roll, event.side, event.round)}explosion: {chain}"
+        case ev.DieRerolled():
+            old = _find(roll, event.replaced, 0, 1)
+            was = f"d{old.sides} {old.face}" if old else f"die {event.replaced}"
+            return f"reroll: {was} -> d{event.die.sides} {event.die.face}"
+        case ev.RollAccepted():
+            return f"accepted by {event.by} ({event.rerolls_left} rerolls left)"
+        case ev.OpposedCheckTied():
+            return f"round {event.round} tied at {event.total}; both roll again"
+        case ev.RollResolved():
+            return f"{roll_line(roll)}"
+        case ev.CheckResolved():
+            return _resolution(roll, event)
+        case ev.RollDisputed():
+            return f"disputed by {event.by}: {event.reason}"
+        case ev.DisputeResolved():
+            note = f": {event.note}" if event.note else ""
+            return f"dispute ruled {event.outcome} by {event.by}{note}"
+        case ev.RollRevealed():
+            return f"blind roll revealed by {event.by}"
+    return type(event).__name__
+
+
+def _resolution(roll: Roll, event: ev.CheckResolved) -> str:
+    if event.winner is not None:
+        rounds = f" after {event.rounds} rounds" if event.rounds > 1 else ""
+        return f"{roll_line(roll)}; {event.winner} wins{rounds}"
+    verdict = "success" if event.success else "failure"
+    return f"{roll_line(roll).rsplit(': ', 1)[0]}: {verdict} (margin {event.margin:+d})"
+
+
+def _where(roll: Roll, side: int, round_: int) -> str:
+    request = roll.request
+    if request.opponent is None:
+        return ""
+    name = request.side.name if side == 0 else request.opponent.name
+    return f"{name}, round {round_}, "
+
+
+def _records(roll: Roll, side: int, round_: int) -> Iterator[ev.DieRecord]:
+    for e in roll.dice:
+        if isinstance(e, ev.DiceRolled) and (e.side, e.round) == (side, round_):
+            yield from e.dice
+        elif isinstance(e, ev.DieExploded) and (e.side, e.round) == (side, round_):
+            yield e.die
+        elif isinstance(e, ev.DieRerolled) and (side, round_) == (0, 1):
+            yield e.die
+
+
+def _find(roll: Roll, index: int | None, side: int, round_: int) -> ev.DieRecord | None:
+    # The latest record with that index: a reroll's new die takes a fresh index, so this
+    # is the die as it stood.
+    found = None
+    for record in _records(roll, side, round_):
+        if record.index == index:
+            found = record
+    return found
+
+
+def _chain(roll: Roll, event: ev.DieExploded) -> list[ev.DieRecord]:
+    # The base die, then its explosion dice up to this one (R12: each added die is its own
+    # event, so the chain so far is shown with each).
+    base = _find(roll, event.die.parent, event.side, event.round)
+    links = [
+        record
+        for record in _records(roll, event.side, event.round)
+        if record.reason == "explosion"
+        and record.parent == event.die.parent
+        and record.step <= event.die.step
+        and record.nonce == event.die.nonce
+    ]
+    return ([base] if base else []) + links

@@ -1,0 +1,131 @@
+"""A session's events as JSON Lines, and back: the export format (docs/storage.md).
+
+One JSON object per line with exactly the keys of ``FIELDS``. ``recorded_at`` is written
+as the hash chain hashes it (ISO 8601 UTC, six fractional digits, ``Z``), so a reader can
+recompute every hash from the line alone. Reading needs no database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from domain.errors import IntegrityError
+from domain.hashchain import ChainVerifier, format_timestamp
+from domain.records import RecordedEvent
+from infra.store.port import EventStore
+
+FIELDS = (
+    "position",
+    "event_id",
+    "stream_id",
+    "stream_version",
+    "event_type",
+    "schema_version",
+    "data",
+    "meta",
+    "recorded_at",
+    "prev_hash",
+    "hash",
+)
+_TIMESTAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "position": int,
+    "event_id": str,
+    "stream_id": str,
+    "stream_version": int,
+    "event_type": str,
+    "schema_version": int,
+    "data": dict,
+    "meta": dict,
+    "recorded_at": str,
+    "prev_hash": str,
+    "hash": str,
+}
+
+
+def export_line(record: RecordedEvent) -> str:
+    """Return one record as a JSON line (no newline), keys in the documented order."""
+    document: dict[str, Any] = {name: getattr(record, name) for name in FIELDS}
+    document["recorded_at"] = format_timestamp(record.recorded_at)
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def export_lines(records: Iterable[RecordedEvent]) -> Iterator[str]:
+    """Yield each record as a JSON line ending in a newline."""
+    for record in records:
+        yield export_line(record) + "\n"
+
+
+def write_export(records: Iterable[RecordedEvent], path: str | Path) -> int:
+    """Write records to ``path`` through a temporary file; return how many were written."""
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    count = 0
+    with partial.open("w", encoding="utf-8", newline="\n") as file:
+        for line in export_lines(records):
+            file.write(line)
+            count += 1
+        file.flush()
+        os.fsync(file.fileno())
+    # A crash leaves the .partial file, never a truncated export under the real name.
+    partial.replace(target)
+    return count
+
+
+def read_export(path: str | Path) -> Iterator[RecordedEvent]:
+    """Yield the records of an export file; raise IntegrityError "line N: ..." on a bad one."""
+    with Path(path).open("r", encoding="utf-8", newline="") as file:
+        for number, line in enumerate(file, start=1):
+            yield parse_line(line, number)
+
+
+def parse_line(line: str, number: int) -> RecordedEvent:
+    """Return the record on one export line, or raise IntegrityError naming the line."""
+    if not line.endswith("\n"):
+        raise IntegrityError(f"line {number}: cut short (no line end); the file is partial")
+    try:
+        document = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise IntegrityError(f"line {number}: not JSON ({error.msg})") from None
+    if not isinstance(document, dict):
+        raise IntegrityError(f"line {number}: not a JSON object")
+    missing = [name for name in FIELDS if name not in document]
+    extra = sorted(set(document) - set(FIELDS))
+    if missing or extra:
+        raise IntegrityError(f"line {number}: missing {missing or 'nothing'}, unexpected {extra}")
+    for name, kind in _TYPES.items():
+        value = document[name]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise IntegrityError(f"line {number}: {name} has the wrong type")
+    try:
+        recorded_at = datetime.strptime(document["recorded_at"], _TIMESTAMP).replace(tzinfo=UTC)
+    except ValueError:
+        raise IntegrityError(f"line {number}: recorded_at is not like {_TIMESTAMP}") from None
+    return RecordedEvent(**{**document, "recorded_at": recorded_at})
+
+
+def check_export(path: str | Path) -> int:
+    """Verify an export file's lines and hash chains from genesis; return its line count.
+
+    Raises IntegrityError "line N: <reason>" at the first bad line.
+    """
+    verifier = ChainVerifier()
+    count = 0
+    for count, record in enumerate(read_export(path), start=1):
+        problem = verifier.check(record)
+        if problem is not None:
+            raise IntegrityError(
+                f"line {count}: {problem.reason} ({record.stream_id} v{record.stream_version})"
+            )
+    return count
+
+
+def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
+    """Check an export file, then append what the store lacks; return (lines, appended)."""
+    lines = check_export(path)
+    return lines, store.import_recorded(read_export(path))

@@ -1,0 +1,1 @@
+"""Persisted, checkpointed copies of the projections, kept in the store's database."""

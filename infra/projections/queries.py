@@ -1,0 +1,49 @@
+"""Read the statistics projection as a viewer may see it, without replaying events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from domain.projections.report import Visible
+from domain.projections.statistics import ALL, PUBLIC
+from infra.db import translate_errors
+from infra.projections.schema import stat_counters, stat_members
+
+FETCH_SIZE = 10_000
+
+
+def visible_counters(
+    engine: Engine, viewer: str, session_id: str | None = None, player: str | None = None
+) -> Iterator[Visible]:
+    """Yield (session, player, metric, amount) in the scope the viewer may see per session."""
+    role = (
+        sa.select(stat_members.c.role)
+        .where(stat_members.c.session_id == stat_counters.c.session_id)
+        .where(stat_members.c.name == viewer)
+        .scalar_subquery()
+    )
+    scope = sa.case((role == "gm", ALL), else_=PUBLIC)
+    query = sa.select(
+        stat_counters.c.session_id,
+        stat_counters.c.player,
+        stat_counters.c.metric,
+        stat_counters.c.value,
+    ).where(stat_counters.c.scope == scope)
+    if session_id is not None:
+        query = query.where(stat_counters.c.session_id == session_id)
+    if player is not None:
+        query = query.where(stat_counters.c.player == player)
+    with translate_errors(engine.url), engine.connect() as connection:
+        result = connection.execution_options(yield_per=FETCH_SIZE).execute(query)
+        for row in result:
+            yield row.session_id, row.player, row.metric, row.value
+
+
+def has_session(engine: Engine, session_id: str) -> bool:
+    """Tell whether the projection knows the session."""
+    query = sa.select(stat_members.c.session_id).where(stat_members.c.session_id == session_id)
+    with translate_errors(engine.url), engine.connect() as connection:
+        return connection.execute(query.limit(1)).first() is not None
