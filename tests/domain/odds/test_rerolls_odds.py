@@ -65,6 +65,8 @@ def engine_odds(
         ("1d6n+1d4n", None, 2),
         ("1d4n-1d6n+1d8n", None, 2),
         ("1d6n*1d4n", None, 3),
+        ("1d8n-1d4n+1d6n", None, 3),
+        ("1d4n+1d12n", None, 2),
         ("1d6n+1d4n", CheckDie(advantage=(Modifier(1),)), 2),
         ("1d4n", CheckDie(median=True, disadvantage=(Modifier(1),)), 2),
         ("(1d8n+1d4n)/2", None, 1),
