@@ -70,30 +70,46 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     return event
 
 
+Converter = Callable[[Any], Any]
+
+
 @cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, vars(ev))
+def _plan(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Converter], ...]]:
+    # Worked out once per class: which fields need rebuilding from JSON, and how.
+    hints = typing.get_type_hints(cls, vars(ev))
+    names = frozenset(f.name for f in dataclasses.fields(cls))
+    converters = ((name, _converter(hints[name])) for name in sorted(names))
+    return names, tuple((name, c) for name, c in converters if c is not _identity)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _converter(hint: Any) -> Converter:
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        inner = _converter(next(a for a in typing.get_args(hint) if a is not type(None)))
+        if inner is _identity:
+            return _identity
+        return lambda value: None if value is None else inner(value)
+    if origin is tuple:
+        item = _converter(typing.get_args(hint)[0])
+        if item is _identity:
+            return tuple
+        return lambda value: tuple(item(v) for v in value)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return lambda value: _build(hint, value)
+    return _identity
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
-    hints = _hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - fields
+    names, converters = _plan(cls)
+    unknown = data.keys() - names
     if unknown:
         raise ValueError(f"unexpected fields {sorted(unknown)}")
-    return cls(**{name: _convert(hints[name], value) for name, value in data.items()})
-
-
-def _convert(hint: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    origin = typing.get_origin(hint)
-    if origin in (types.UnionType, typing.Union):
-        inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _convert(inner[0], value)
-    if origin is tuple:
-        (item_hint, _) = typing.get_args(hint)
-        return tuple(_convert(item_hint, item) for item in value)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _build(hint, value)
-    return value
+    values = dict(data)
+    for name, convert in converters:
+        if name in values:
+            values[name] = convert(values[name])
+    return cls(**values)

@@ -23,7 +23,7 @@ from domain.session import commands as cmd
 from domain.session.context import Context, DiceFactory
 from domain.session.decide import decide
 from domain.session.events import Event
-from domain.session.state import SessionState, evolve, replay
+from domain.session.state import SessionState, evolve
 from infra.codec import from_record, new_event
 from infra.store.port import EventStore
 
@@ -80,16 +80,22 @@ class SessionService:
         self._new_seed = new_seed
         self._new_suffix = new_suffix
         self._version = client_version()
+        self._states: dict[str, SessionState] = {}
 
     def load(self, session_id: str) -> SessionState:
-        """Return the session's current state, or refuse an unknown session."""
-        state = replay(
-            (r.stream_version, from_record(r)) for r in self.store.read_stream(session_id)
-        )
+        """Return the session's current state, or refuse an unknown session.
+
+        The state of each session loaded before is kept and caught up with the events
+        appended since (by anyone), so a long-lived service does not replay from scratch.
+        """
+        state = self._states.get(session_id) or SessionState()
+        for record in self.store.read_stream(session_id, state.version + 1):
+            evolve(state, record.stream_version, from_record(record))
         if not state.started:
             raise NotFoundError(
                 f"unknown session '{session_id}'; `diceledger session list` shows yours"
             )
+        self._states[session_id] = state
         return state
 
     def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
