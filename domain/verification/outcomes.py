@@ -78,7 +78,7 @@ def _check_single(roll: Roll) -> list[str]:
     if resolution.total != rolled.total:
         return [
             f"roll {roll.roll_id}: the log says total {resolution.total}, "
-            f"its dice give {rolled.total}"
+            f"the dice give {rolled.total}"
         ]
     target = roll.request.target
     if isinstance(resolution, ev.CheckResolved):

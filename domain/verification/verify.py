@@ -56,6 +56,7 @@ class _Verifier:
         self.draw_nonce: dict[int, int] = {}
         self.seeded: dict[int, list[_SeededDie]] = {}
         self.die_positions: dict[int, list[tuple[int, int]]] = {}
+        self.bad_seeds: set[int] = set()
 
     def fail(self, record: RecordedEvent, reason: str) -> None:
         self.report.failures.append(Failure(record.position, record.stream_version, reason))
@@ -93,6 +94,7 @@ class _Verifier:
         elif isinstance(event, ev.SeedRevealed):
             epoch = self.state.epochs[event.epoch - 1]
             if hashlib.sha256(bytes.fromhex(event.seed)).hexdigest() != epoch.commitment:
+                self.bad_seeds.add(event.epoch)
                 self.fail(
                     record,
                     f"the revealed seed of epoch {event.epoch} does not match its commitment",
@@ -208,6 +210,8 @@ class _Verifier:
                 continue
             used.add(epoch_number)
             epoch = self.state.epochs[epoch_number - 1]
+            if epoch_number in self.bad_seeds:
+                continue  # already failed at its reveal; deriving from it proves nothing
             if epoch.seed is None:
                 self.report.unverifiable_dice += len(dice)
                 continue

@@ -1,0 +1,73 @@
+"""Honest sessions for verification tests: every kind of roll the engine knows."""
+
+from __future__ import annotations
+
+from domain.records import RecordedEvent
+from domain.session import commands as cmd
+from domain.session.events import Amount, CheckSide
+from infra.bootstrap import Services, in_memory
+
+
+def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:
+    """Play ``rounds`` rounds of eight rolls each (rerolls, explosions, ties, blind, manual)."""
+    services = in_memory()
+    sessions = services.sessions
+    sid = sessions.start("Honest table", "gm").session_id
+    sessions.execute(sid, "ann", cmd.JoinSession("ann", "ann's entropy"))
+    sessions.execute(sid, "bob", cmd.JoinSession("bob"))
+    for n in range(rounds):
+        act = f"a{n}"
+        sessions.execute(
+            sid,
+            "ann",
+            cmd.RequestRoll(
+                "check",
+                "1d20+3[STR]",
+                advantage=(Amount(1, "flank"),),
+                target=14,
+                action_id=act,
+                rerolls=1,
+                auto_reroll=True,
+                salt=f"s{n}",
+            ),
+        )
+        sessions.execute(sid, "ann", cmd.RequestRoll("damage", "2d6+1d4", action_id=act))
+        sessions.execute(
+            sid, "bob", cmd.RequestRoll("damage", "3d4", rerolls=2, reroll_scope="damage")
+        )
+        waiting = max(sessions.load(sid).rolls)
+        sessions.execute(sid, "bob", cmd.Reroll(waiting, (0,)))
+        sessions.execute(sid, "bob", cmd.Accept(waiting))
+        sessions.execute(
+            sid,
+            "bob",
+            cmd.RequestRoll(
+                "save",
+                "1d20+1",
+                target=13,
+                dc_modifier=3,
+                against="gas",
+                median=True,
+                disadvantage=(Amount(1),),
+            ),
+        )
+        sessions.execute(
+            sid, "gm", cmd.RequestOpposed(CheckSide("gm", "1d4"), CheckSide("orc", "1d4"))
+        )
+        blind = sessions.execute(
+            sid, "gm", cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="orc")
+        )
+        if n == 0:
+            sessions.execute(sid, "gm", cmd.RevealRoll(max(blind.state.rolls)))
+        sessions.execute(sid, "ann", cmd.RequestRoll("effect", "(2d6+3)/2", eased=(Amount(1),)))
+        sessions.execute(sid, "bob", cmd.RequestRoll("effect", "1d6", faces=(6, 6, 4, 2)))
+        if n == rounds // 2:
+            sessions.reveal_seed(sid, "gm")
+    if end:
+        sessions.end(sid, "gm")
+    return services, sid
+
+
+def records_of(services: Services, sid: str) -> list[RecordedEvent]:
+    """Return the session's records in stream order."""
+    return list(services.store.read_stream(sid))
