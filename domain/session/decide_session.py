@@ -17,10 +17,16 @@ from domain.session.state import AWAITING, GM, PLAYER, SessionState
 MAX_TEXT = 500
 
 
+def _check_name(name: str) -> None:
+    if not name.strip() or len(name) > MAX_TEXT:
+        raise CommandRefusedError(f"a member's name needs 1 to {MAX_TEXT} characters, not blank")
+
+
 def start_session(state: SessionState, command: cmd.StartSession, ctx: Context) -> list[ev.Event]:
     """Open a session; its creator is its GM, and the first seed epoch is committed."""
     if state.started:
         raise CommandRefusedError(f"session '{command.session_id}' already exists")
+    _check_name(ctx.actor)
     title = command.title.strip()
     if not title or len(title) > MAX_TEXT:
         raise CommandRefusedError(f"a title needs 1 to {MAX_TEXT} characters")
@@ -37,6 +43,7 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     if (command.name != ctx.actor or command.as_gm) and not state.is_gm(ctx.actor):
         # Not require_gm: its "join first" hint would send a newcomer back to this command.
         raise PermissionDeniedError("only a GM may add someone else or a co-GM")
+    _check_name(command.name)
     member = state.members.get(command.name)
     if member is not None and (member.is_gm or not command.as_gm):
         raise CommandRefusedError(f"{command.name} is already in session '{state.session_id}'")
