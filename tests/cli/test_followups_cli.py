@@ -284,3 +284,14 @@ def test_nonces_stay_gapless_across_rolls_rerolls_and_blind_rolls(
     ledger.ok("bob", "roll", table, "1d6")
     dice = [d for r in ledger.data("gm", "session", "show", table)["rolls"] for d in r["dice"]]
     assert sorted({d["nonce"] for d in dice}) == [1, 2, 3, 4, 5]
+
+
+def test_r11_a_rerolled_die_is_rerolled_again_by_its_new_index(ledger: Ledger, table: str) -> None:
+    ledger.ok("ann", "roll", table, "2d6", "--reroll", "2", "--faces", "1,2")
+    first = ledger.data("ann", "reroll", table, "1", "--die", "0", "--faces", "3")
+    assert [(d["index"], d["parent"]) for d in first["dice"]][-1] == (2, 0)
+    assert "its new die is 2" in ledger.refused("ann", "reroll", table, "1", "--die", "0")
+    again = ledger.data("ann", "reroll", table, "1", "--die", "2", "--faces", "5")
+    assert (again["status"], again["total"]) == ("resolved", 7)
+    live = [d["face"] for d in again["dice"] if not d["discarded"]]
+    assert live == [2, 5]

@@ -174,3 +174,10 @@ def test_an_ended_session_refuses_rolls_joins_and_a_second_end(ledger: Ledger, t
 
 def test_a_blank_title_is_refused(ledger: Ledger) -> None:
     assert "title" in ledger.refused("gm", "session", "start", "   ")
+
+
+def test_a_blank_name_can_neither_join_nor_start_a_session(ledger: Ledger, table: str) -> None:
+    assert "name" in ledger.refused("", "session", "join", table)
+    assert "name" in ledger.refused("  ", "session", "join", table)
+    assert "name" in ledger.refused("gm", "session", "join", table, "--name", " ")
+    assert "name" in ledger.refused(" ", "session", "start", "Nameless GM")
