@@ -1,0 +1,120 @@
+"""The timeline and as-of replay of a hand-built session, as players and the GM see them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from domain.projections.logged import state_as_of, until
+from domain.projections.summary import standing
+from domain.projections.timeline import hidden_from, timeline
+from domain.session import commands as cmd
+from domain.session import events as ev
+from tests.domain.projections.script import START, Script
+
+
+def played() -> Script:
+    """gm, ann and bob: a check, an exploding damage roll, a reroll, a blind roll, a dispute."""
+    script = Script.table("ann", "bob")
+    script.check("ann", "1d20+3", 12, [15])  # roll 1
+    script.do("bob", cmd.RequestRoll("damage", "1d6", faces=(6, 6, 3)))  # roll 2
+    script.do(
+        "ann", cmd.RequestRoll("damage", "1d6n", rerolls=1, reroll_scope="damage", faces=(2,))
+    )
+    script.do("ann", cmd.Reroll(3, (0,), faces=(5,)))  # roll 3: 2 -> 5
+    script.do(
+        "gm",
+        cmd.RequestRoll("check", "1d20", target=11, blind=True, on_behalf_of="bob", faces=(17,)),
+    )
+    script.do("bob", cmd.OpenDispute(1, "too lucky"))
+    script.do("gm", cmd.ResolveDispute(1, "upheld", "the die was fair"))
+    return script
+
+
+def texts(script: Script, viewer: str) -> list[str]:
+    hidden = hidden_from(script.state, viewer)
+    return [line.text for line in timeline(script.log, hidden)]
+
+
+def test_every_meaningful_event_is_one_line_with_every_die() -> None:
+    lines = texts(played(), "gm")
+    assert lines[:3] == [
+        "session 'Tomb' started; GM gm",
+        "gm joined as gm",
+        lines[2],
+    ]
+    assert lines[2].startswith("seed epoch 1 committed: ")
+    assert "ann joined as player" in lines
+    assert "#1 ann check 1d20+3 vs 12 [typed-in dice]" in lines
+    assert "#1 dice: d20 15" in lines
+    assert "#1 1d20 (15) + 3 = 18 vs 12: success (margin +6)" in lines
+    assert "#1 disputed by bob: too lucky" in lines
+    assert "#1 dispute ruled upheld by gm: the die was fair" in lines
+
+
+def test_r12_explosions_show_as_a_growing_chain_and_r11_rerolls_as_old_to_new() -> None:
+    lines = texts(played(), "ann")
+    assert "#2 explosion: d6 6 -> d6 6" in lines
+    assert "#2 explosion: d6 6 -> d6 6 -> d4 3" in lines
+    assert "#3 reroll: d6 2 -> d6 5" in lines
+
+
+def test_players_see_an_unrevealed_blind_roll_only_as_the_gm_rolling_blind() -> None:
+    script = played()
+    player = [
+        line for line in timeline(script.log, hidden_from(script.state, "bob")) if line.roll_id == 4
+    ]
+    assert [line.text for line in player][0] == "#4 the GM rolled blind"
+    assert all(line.hidden and line.detail == {"roll_id": 4} for line in player)
+    assert not any("17" in line.text for line in player)
+    gm = [
+        line.text
+        for line in timeline(script.log, hidden_from(script.state, "gm"))
+        if line.roll_id == 4
+    ]
+    assert "#4 dice: d20 17" in gm
+
+
+def test_a_revealed_blind_roll_is_shown_in_full_from_its_start() -> None:
+    script = played()
+    script.do("gm", cmd.RevealRoll(4))
+    lines = texts(script, "bob")
+    assert "#4 dice: d20 17" in lines
+    assert lines[-1] == "#4 blind roll revealed by gm"
+
+
+def test_as_of_a_position_shows_members_open_rolls_and_totals_then() -> None:
+    script = played()
+    waiting = next(
+        i for i in script.log if isinstance(i.event, ev.DiceRolled) and i.event.roll_id == 3
+    )
+    state = state_as_of(script.log, until_position=waiting.position)
+    view = standing(state, hidden_from(script.state, "bob"))
+    assert [m["name"] for m in view["members"]] == ["gm", "ann", "bob"]
+    assert view["open_rolls"] == [
+        {"roll_id": 3, "player": "ann", "kind": "damage", "total_so_far": 2}
+    ]
+    assert view["totals"]["ann"] == {
+        "rolls": 1,
+        "checks_made": 1,
+        "checks_won": 1,
+        "sum_of_totals": 18,
+    }
+    assert view["totals"]["bob"]["sum_of_totals"] == 15
+
+
+def test_as_of_a_time_stops_at_the_last_event_recorded_by_then() -> None:
+    script = played()
+    # Commands are a minute apart: start, two joins, then roll 1 at minute 4.
+    before_roll = START + timedelta(minutes=3, seconds=30)
+    shown = list(until(script.log, at=before_roll))
+    assert {i.actor for i in shown} == {"gm", "ann", "bob"}
+    assert state_as_of(script.log, at=before_roll).rolls == {}
+    assert len(state_as_of(script.log, at=START + timedelta(minutes=4)).rolls) == 1
+
+
+def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None:
+    script = played()
+    view = standing(script.state, hidden_from(script.state, "ann"))
+    assert view["hidden_rolls"] == 1
+    assert view["totals"]["bob"]["rolls"] == 1
+    assert standing(script.state, hidden_from(script.state, "gm"))["totals"]["bob"]["rolls"] == 2
