@@ -295,3 +295,22 @@ def test_r11_a_rerolled_die_is_rerolled_again_by_its_new_index(ledger: Ledger, t
     assert (again["status"], again["total"]) == ("resolved", 7)
     live = [d["face"] for d in again["dice"] if not d["discarded"]]
     assert live == [2, 5]
+
+
+def test_a_session_without_typed_in_dice_refuses_them_on_a_reroll(ledger: Ledger) -> None:
+    session_id = ledger.data("gm", "session", "start", "Strict", "--forbid-manual")["session_id"]
+    ledger.ok("ann", "session", "join", session_id)
+    ledger.ok("ann", "roll", session_id, "1d6", "--reroll", "1")
+    message = ledger.refused("ann", "reroll", session_id, "1", "--die", "0", "--faces", "6")
+    assert message == "the GM has forbidden typed-in dice in this session"
+
+
+def test_an_ended_session_refuses_rerolls_reveals_and_seed_reveals(
+    ledger: Ledger, table: str
+) -> None:
+    ledger.ok("gm", "roll", table, "1d6", "--blind", "--faces", "3")
+    ledger.ok("gm", "session", "end", table)
+    ended = f"session '{table}' has ended"
+    assert ledger.refused("gm", "reveal", table, "1") == ended
+    assert ledger.refused("gm", "seed", "reveal", table) == ended
+    assert ledger.refused("gm", "reroll", table, "1", "--die", "0") == ended

@@ -242,3 +242,16 @@ def test_roll_ids_count_up_per_session(ledger: Ledger, table: str) -> None:
 
 def test_a_label_longer_than_80_characters_is_refused(ledger: Ledger, table: str) -> None:
     assert "80" in ledger.refused("ann", "roll", table, "1d6", "--label", "x" * 81)
+
+
+def test_r8_median_with_advantage_counts_the_second_highest(ledger: Ledger, table: str) -> None:
+    check = ledger.data(
+        "ann", "check", table, "1d20", "--target", "10", "--median", "--adv", "1",
+        "--faces", "3,15,9,12",
+    )  # fmt: skip
+    assert check["total"] == 12
+    assert [d["counted"] for d in check["dice"]] == [False, False, False, True]
+
+
+def test_a_dc_that_is_not_a_number_is_a_usage_error(ledger: Ledger, table: str) -> None:
+    assert "whole number" in ledger.misused("ann", "check", table, "1d20", "--dc", "WIS")

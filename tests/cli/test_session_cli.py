@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
+from click.testing import CliRunner
+
+from cli.main import cli
 from tests.cli.conftest import Ledger
 
 
@@ -181,3 +185,30 @@ def test_a_blank_name_can_neither_join_nor_start_a_session(ledger: Ledger, table
     assert "name" in ledger.refused("  ", "session", "join", table)
     assert "name" in ledger.refused("gm", "session", "join", table, "--name", " ")
     assert "name" in ledger.refused(" ", "session", "start", "Nameless GM")
+
+
+def test_the_actor_comes_from_diceledger_user_and_the_database_from_db(
+    ledger: Ledger, table: str
+) -> None:
+    runner = CliRunner(env={"DICELEDGER_DB": None, "DICELEDGER_USER": "bob", "NO_COLOR": "1"})
+    result = runner.invoke(cli, ["--db", ledger.url, "--json", "roll", table, "1d4"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["roller"] == "bob"
+    assert ledger.state(table).rolls[1].request.roller == "bob"
+
+
+def test_as_overrides_diceledger_user(ledger: Ledger, table: str) -> None:
+    runner = CliRunner(env={"DICELEDGER_DB": ledger.url, "DICELEDGER_USER": "bob"})
+    result = runner.invoke(cli, ["--as", "ann", "--json", "roll", table, "1d4"])
+    assert json.loads(result.stdout)["roller"] == "ann"
+
+
+def test_an_unusable_database_is_one_line_and_exit_1(ledger: Ledger, tmp_path: Path) -> None:
+    runner = CliRunner(env={"DICELEDGER_DB": f"sqlite:///{tmp_path}/missing/dir/x.sqlite"})
+    result = runner.invoke(cli, ["--as", "gm", "session", "list"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert (
+        result.stderr.startswith("Error: cannot use the database")
+        and result.stderr.count("\n") == 1
+    )
