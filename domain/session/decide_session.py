@@ -50,7 +50,9 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     if len(command.client_seed) > MAX_TEXT:
         raise CommandRefusedError(f"a client seed may have at most {MAX_TEXT} characters")
     role = GM if command.as_gm else PLAYER
-    return [ev.PlayerJoined(command.name, role, command.client_seed, ctx.actor)]
+    # A promotion without a new client seed keeps the one the player joined with.
+    client_seed = command.client_seed or (member.client_seed if member else "")
+    return [ev.PlayerJoined(command.name, role, client_seed, ctx.actor)]
 
 
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:
