@@ -66,8 +66,12 @@ def test_gm_adds_a_player_and_a_co_gm_who_may_then_end_the_session(
     assert ledger.data("dee", "session", "end", table)["ended"] is True
 
 
-def test_gm_promotes_a_player_to_co_gm(ledger: Ledger, table: str) -> None:
+def test_gm_promotes_a_player_to_co_gm_who_keeps_her_client_seed(
+    ledger: Ledger, table: str
+) -> None:
     assert ledger.data("gm", "session", "join", table, "--name", "ann", "--gm")["role"] == "gm"
+    ann = ledger.data("ann", "session", "show", table)["members"][1]
+    assert ann == {"name": "ann", "role": "gm", "client_seed": "ann's lucky words"}
     ledger.ok("ann", "seed", "reveal", table)
 
 
