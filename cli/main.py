@@ -44,7 +44,9 @@ def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> No
     Example:
       diceledger session start "Tomb of Ash" --as gm
     """
-    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json)
+    # A caller that built the services already (the demo) hands them in through obj.
+    services = ctx.obj.services() if isinstance(ctx.obj, AppContext) else None
+    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _services=services)
 
 
 def main() -> None:

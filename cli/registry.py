@@ -7,6 +7,7 @@ that ``diceledger --help`` can list every command without importing any of them.
 from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "demo": ("cli.demo", "demo", "Play a whole session on a throw-away store."),
     "db": ("cli.db", "db", "Create, upgrade and inspect the database schema."),
     "session": ("cli.session", "session", "Start, join, list, show and end sessions."),
     "roll": ("cli.rolls", "roll", "Roll dice: a damage or effect roll."),

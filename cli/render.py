@@ -7,6 +7,8 @@ from typing import Any
 import click
 
 from cli.output import style, verdict
+from domain.dice.render import render_roll
+from domain.session.rolls import replay_rounds
 from domain.session.state import Roll, SessionState
 from domain.session.views import roll_line
 
@@ -22,12 +24,9 @@ def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
     if request.blind:
         head += " [blind]" if roll.hidden else " [blind, revealed]"
     resolution = roll.resolution
+    if request.opponent is not None:
+        return _opposed_text(head, roll)
     line = roll_line(roll, style())
-    if request.opponent is not None and resolution is not None:
-        winner = getattr(resolution, "winner", None)
-        rounds = getattr(resolution, "rounds", 1)
-        tail = f"{winner} wins" + (f" after {rounds} rounds" if rounds > 1 else "")
-        return f"{head} vs {request.opponent.name}: {line}\n  {tail}"
     if resolution is None:
         action = session.actions[request.action_id]
         return (
@@ -41,6 +40,23 @@ def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
     if roll.voided:
         line += "  (void)"
     return f"{head}: {line}"
+
+
+def _opposed_text(head: str, roll: Roll) -> str:
+    request, resolution = roll.request, roll.resolution
+    assert request.opponent is not None
+    lines = [f"{head} vs {request.opponent.name}:"]
+    for number, (first, second) in enumerate(replay_rounds(roll), start=1):
+        tie = ": tie" if first.total == second.total else ""
+        lines.append(
+            f"  round {number}: {request.side.name} {render_roll(first, style())}, "
+            f"{request.opponent.name} {render_roll(second, style())}{tie}"
+        )
+    if resolution is not None:
+        rounds = getattr(resolution, "rounds", 1)
+        after = f" after {rounds} rounds" if rounds > 1 else ""
+        lines.append(f"  {getattr(resolution, 'winner', None)} wins{after}")
+    return "\n".join(lines)
 
 
 def echo_lines(lines: list[str]) -> None:

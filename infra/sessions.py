@@ -82,6 +82,10 @@ class SessionService:
         self._version = client_version()
         self._states: dict[str, SessionState] = {}
 
+    def reseed(self, new_seed: Callable[[], bytes], new_suffix: Callable[[], str]) -> None:
+        """Draw epoch seeds and session ids from these instead (a reproducible demo)."""
+        self._new_seed, self._new_suffix = new_seed, new_suffix
+
     def load(self, session_id: str) -> SessionState:
         """Return the session's current state, or refuse an unknown session.
 

@@ -178,7 +178,9 @@ def test_r6_opposed_check_rolls_both_sides_and_names_the_winner(ledger: Ledger, 
     assert [(d["side"], d["round"], d["face"]) for d in roll["dice"]] == [(0, 1, 12), (1, 1, 5)]
     out = ledger.ok("ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "3,5")
     assert out == (
-        "#2 ann opposed vs bob: round 1: ann 1d20 (3) + 2 = 5, bob 1d20 (5) + 1 = 6\n  bob wins\n"
+        "#2 ann opposed vs bob:\n"
+        "  round 1: ann 1d20 (3) + 2 = 5, bob 1d20 (5) + 1 = 6\n"
+        "  bob wins\n"
     )
 
 

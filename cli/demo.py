@@ -1,0 +1,221 @@
+"""``diceledger demo``: a whole session, played on a throw-away store, command by command.
+
+Each step prints the command a person would type, then runs that very command, so the
+tour shows the real CLI. The store lives in a new temporary folder (or --dir), never in
+the user's own data directory. With the same --seed the dice come out the same.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import tempfile
+from pathlib import Path
+
+import click
+
+from cli.context import AppContext
+from domain.session.rolls import replay_state
+
+TITLE = "The Sunken Crypt"
+
+
+class Tour:
+    """Runs CLI commands against the demo store and prints them as a person would type them."""
+
+    def __init__(self, url: str, seed: int) -> None:
+        from infra.bootstrap import bootstrap
+
+        self.url = url
+        self.services = bootstrap(url)
+        rng = random.Random(seed)  # deterministic seeds: the same demo for the same --seed
+        self.services.sessions.reseed(lambda: rng.randbytes(32), lambda: rng.randbytes(3).hex())
+        self.session = ""
+
+    def scene(self, title: str) -> None:
+        click.echo()
+        click.secho(f"== {title}", bold=True)
+
+    def run(self, actor: str, *args: str) -> None:
+        from cli.main import cli
+
+        shown = [a.replace(self.session, "$S") if self.session else a for a in args]
+        click.secho(
+            f"$ diceledger --as {actor} {shlex.join(shown)}".replace("'$S'", "$S"), dim=True
+        )
+        app = AppContext(self.url, actor, False, self.services)
+        cli.main(
+            ["--db", self.url, "--as", actor, *args],
+            prog_name="diceledger",
+            standalone_mode=False,
+            obj=app,
+        )
+
+    def lowest_die(self, roll_id: int) -> int:
+        state = replay_state(self.services.sessions.load(self.session).rolls[roll_id])
+        return min(state.live, key=lambda i: state.dice[i].face)
+
+
+def play(tour: Tour, folder: Path) -> None:
+    """Play the scripted session."""
+    tour.scene("A GM opens a session; three players join")
+    tour.run("mira", "session", "start", TITLE)
+    tour.session = tour.services.store.stream_ids()[-1]
+    click.echo(f"(the session id is {tour.session}; below it is written $S)")
+    tour.run("ann", "session", "join", tour.session, "--client-seed", "ann lucky words")
+    tour.run("bram", "session", "join", tour.session)
+    tour.run("cara", "session", "join", tour.session)
+
+    tour.scene("Checks: advantage and disadvantage from labelled sources, a DC, a save")
+    tour.run(
+        "ann",
+        "check",
+        tour.session,
+        "1d20+3[STR]",
+        "--target",
+        "15",
+        "--adv",
+        "1:flank",
+        "--adv",
+        "1:high-ground",
+        "--dis",
+        "1:mud",
+    )
+    tour.run("bram", "check", tour.session, "1d20+2[DEX]", "--dc", "4:trap", "--dis", "1:dark")
+    tour.run(
+        "cara", "save", tour.session, "1d20+1[CON]", "--dc", "3:WIS", "--against", "ghoul touch"
+    )
+    tour.run(
+        "ann", "check", tour.session, "1d20+4", "--target", "14", "--median", "--adv", "1:bless"
+    )
+
+    tour.scene("An opposed check with physical dice typed in; it ties twice")
+    tour.run(
+        "bram",
+        "opposed",
+        tour.session,
+        "1d20+1",
+        "--vs",
+        "cara",
+        "1d20+3",
+        "--faces",
+        "12,10,7,5,15,3",
+        "--label",
+        "arm wrestling",
+    )
+
+    tour.scene("Damage that explodes down the ladder: d8, d8, d6, d4, d4")
+    tour.run(
+        "cara",
+        "roll",
+        tour.session,
+        "1d8+2",
+        "--kind",
+        "damage",
+        "--faces",
+        "8,8,6,4,4,2",
+        "--label",
+        "greataxe",
+    )
+
+    tour.scene("A damage reroll, spent on the lowest die")
+    tour.run(
+        "ann",
+        "roll",
+        tour.session,
+        "2d6+3",
+        "--kind",
+        "damage",
+        "--reroll",
+        "1",
+        "--reroll-scope",
+        "damage",
+    )
+    tour.run("ann", "reroll", tour.session, "7", "--die", str(tour.lowest_die(7)))
+
+    tour.scene("The GM rolls blind for the ghoul; players see only that it happened")
+    tour.run(
+        "mira",
+        "roll",
+        tour.session,
+        "1d20+2",
+        "--blind",
+        "--for",
+        "ghoul",
+        "--label",
+        "ghoul perception",
+    )
+    tour.run("ann", "session", "show", tour.session)
+
+    tour.scene("Bram disputes his check; the GM reviews and voids it; Bram rolls again")
+    tour.run("bram", "dispute", "open", tour.session, "2", "--reason", "the die hit a mini")
+    tour.run("mira", "dispute", "review", tour.session, "2")
+    tour.run("mira", "dispute", "resolve", tour.session, "2", "--void", "--note", "cocked die")
+    tour.run(
+        "bram",
+        "check",
+        tour.session,
+        "1d20+2[DEX]",
+        "--dc",
+        "4:trap",
+        "--dis",
+        "1:dark",
+        "--replaces",
+        "2",
+    )
+
+    tour.scene("The GM reveals the seed; anyone can now check every die")
+    tour.run("mira", "seed", "reveal", tour.session)
+    tour.run("ann", "verify", tour.session)
+
+    tour.scene("The session as it happened, as a player sees it")
+    tour.run("ann", "replay", tour.session)
+
+    tour.scene("Statistics, and a CSV a spreadsheet opens as is")
+    tour.run("mira", "stats", "--session", tour.session)
+    csv_path = folder / "sunken-crypt-stats.csv"
+    tour.run("mira", "stats", "--session", tour.session, "--format", "csv", "-o", str(csv_path))
+
+
+@click.command("demo")
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="The same seed plays the same session, die for die.",
+)
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False),
+    help="Folder for the demo store (default: a new temporary folder).",
+)
+def demo(seed: int, directory: str | None) -> None:
+    """Play a whole session on a throw-away SQLite store, showing each command.
+
+    \b
+    Example:
+      diceledger demo --seed 7
+    """
+    folder = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="diceledger-demo-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    store = folder / "demo.sqlite"
+    if store.exists():
+        raise click.ClickException(f"{store} exists already; choose another --dir")
+    url = f"sqlite:///{store}"
+    click.echo(f"demo store: {store}")
+    click.echo(f"to type the commands yourself: export DICELEDGER_DB={url}")
+    tour = Tour(url, seed)
+    play(tour, folder)
+    click.echo()
+    click.secho("== Explore further", bold=True)
+    for line in (
+        f"export DICELEDGER_DB={url}",
+        f"diceledger --as mira session show {tour.session}",
+        f"diceledger --as mira dispute review {tour.session} 2",
+        f"diceledger verify {tour.session} --json",
+        f"diceledger export {tour.session} -o crypt.jsonl && diceledger verify --file crypt.jsonl",
+        'diceledger odds "1d20+3" --target 15 --adv 1',
+    ):
+        click.echo(f"  {line}")
