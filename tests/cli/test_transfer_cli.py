@@ -1,0 +1,62 @@
+"""``diceledger export`` and ``import`` between two SQLite files, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from cli.main import cli
+from tests.cli.conftest import Ledger
+
+
+def import_into(url: str, path: Path) -> tuple[int, str]:
+    runner = CliRunner(env={"NO_COLOR": "1"})
+    result = runner.invoke(cli, ["--db", url, "--as", "gm", "import", str(path)])
+    return result.exit_code, result.output
+
+
+def test_export_then_import_twice_appends_once(ledger: Ledger, table: str, tmp_path: Path) -> None:
+    ledger.ok("ann", "check", table, "1d20+3", "--target", "12")
+    path = tmp_path / "tomb.jsonl"
+    out = ledger.data("gm", "export", table, "-o", str(path))
+    count = len(ledger.events(table))
+    assert out == {"session_id": table, "events": count, "file": str(path)}
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert import_into(other, path) == (
+        0,
+        f"imported {path}: {count} events, {count} appended, 0 already present\n",
+    )
+    code, output = import_into(other, path)
+    assert (code, f"0 appended, {count} already present" in output) == (0, True)
+    replayed = CliRunner().invoke(cli, ["--db", other, "--as", "ann", "replay", table])
+    assert "#1 ann check 1d20+3 vs 12" in replayed.output
+
+
+def test_a_tampered_file_is_refused_naming_the_line(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "tomb.jsonl"
+    ledger.ok("gm", "export", table, "-o", str(path))
+    lines = path.read_text().splitlines(keepends=True)
+    record = json.loads(lines[3])
+    record["data"]["name"] = "mallory"
+    lines[3] = json.dumps(record) + "\n"
+    path.write_text("".join(lines))
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    code, output = import_into(other, path)
+    assert code == 1
+    assert output == "Error: line 4: hash does not match the event's contents" + f" ({table} v4)\n"
+
+
+def test_a_player_may_not_export_a_session_with_an_unrevealed_blind_roll(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    ledger.ok("gm", "check", table, "1d20", "--target", "11", "--blind", "--for", "ann")
+    path = tmp_path / "tomb.jsonl"
+    assert "only a GM may export" in ledger.refused("ann", "export", table, "-o", str(path))
+    assert not path.exists()
+    ledger.ok("gm", "reveal", table, "1")
+    ledger.ok("ann", "export", table, "-o", str(path))
+    assert path.exists()
