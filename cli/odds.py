@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from fractions import Fraction
 
@@ -12,6 +11,7 @@ import click
 from domain.dice.notation import format_expression, parse
 from domain.dice.request import CheckDie, Modifier, RollSpec, Target
 from domain.odds import Distribution, distribution, opposed_odds
+from domain.odds.bins import bins
 
 MAX_ROWS = 20
 BAR_WIDTH = 50
@@ -65,39 +65,16 @@ def _use_color() -> bool:
 
 
 def histogram(dist: Distribution, target: int | None) -> list[str]:
-    """Return text rows of the distribution: at most MAX_ROWS bins plus two grouped tails."""
-    totals = list(dist)
-    low, high = totals[0], totals[-1]
-    if len(totals) > MAX_ROWS:
-        low = next(t for t in totals if dist.at_most(t) >= TAIL)
-        high = next(t for t in reversed(totals) if dist.at_least(t) >= TAIL)
-    width = max(1, math.ceil((high - low + 1) / MAX_ROWS))
-    if target is not None and low < target <= high:
-        low -= (target - low) % width and width - (target - low) % width  # bins meet at target
-    rows: list[tuple[str, Fraction, bool]] = []
-    if low > totals[0]:
-        rows.append((f"<={low - 1}", dist.at_most(low - 1), False))
-    start = low
-    while start <= high:
-        end = min(start + width - 1, high)
-        label = str(start) if start == end else f"{start}-{end}"
-        mass = dist.at_least(start) - dist.at_least(end + 1)
-        rows.append((label, mass, target is not None and start >= target))
-        start = end + 1
-    if high < totals[-1]:
-        rows.append((f">={high + 1}", dist.at_least(high + 1), target is not None))
-    return _render_rows(rows)
-
-
-def _render_rows(rows: list[tuple[str, Fraction, bool]]) -> list[str]:
-    label_width = max(len(label) for label, _, _ in rows)
-    top = max(mass for _, mass, _ in rows) or Fraction(1)
+    """Return text rows of the distribution's totals, each with its chance and a bar."""
+    rows = bins(dist, MAX_ROWS, TAIL, target)
+    label_width = max(len(row.label) for row in rows)
+    top = max(row.probability for row in rows) or Fraction(1)
     lines = []
-    for label, mass, success in rows:
-        bar = ("#" if success else "=") * round(BAR_WIDTH * mass / top)
+    for row in rows:
+        bar = ("#" if row.meets_target else "=") * round(BAR_WIDTH * row.probability / top)
         if _use_color():
-            bar = click.style(bar, fg="green" if success else None)
-        lines.append(f"  {label:>{label_width}} {_percent(mass):>7} {bar}")
+            bar = click.style(bar, fg="green" if row.meets_target else None)
+        lines.append(f"  {row.label:>{label_width}} {_percent(row.probability):>7} {bar}")
     return lines
 
 

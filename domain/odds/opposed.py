@@ -22,11 +22,22 @@ class OpposedOdds:
 def opposed_odds(a: RollSpec, b: RollSpec) -> OpposedOdds:
     """Return the odds of side ``a`` against side ``b``; a tied round is rolled again."""
     first, second = distribution(a), distribution(b)
-    higher = lower = Fraction(0)
-    for total_a, p_a in first.items():
-        higher += p_a * (1 - second.at_least(total_a))
-        lower += p_a * second.at_least(total_a + 1)
-    tie = 1 - higher - lower
-    if tie == 1:
+    others = list(second)
+    next_other, below = 0, 0  # ``below``: weight of b's totals under the current total of a
+    higher = tied = 0
+    for total in first:  # both in increasing order of total
+        while next_other < len(others) and others[next_other] < total:
+            below += second.weight(others[next_other])
+            next_other += 1
+        weight = first.weight(total)
+        higher += weight * below
+        tied += weight * second.weight(total)
+    rounds = first.denominator * second.denominator
+    if tied == rounds:
         raise RollError("the two sides always tie, so the opposed check never ends")
-    return OpposedOdds(win=higher / (1 - tie), lose=lower / (1 - tie), tie=tie)
+    decided = rounds - tied
+    return OpposedOdds(
+        win=Fraction(higher, decided),
+        lose=Fraction(decided - higher, decided),
+        tie=Fraction(tied, rounds),
+    )
