@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from infra.db import make_engine, resolve_url
+from infra.db import WRITE_OPTION, make_engine, resolve_url
 from infra.store.schema import metadata
 
 config = context.config
@@ -18,7 +18,14 @@ def _url() -> str:
 
 
 def _run(connection: Connection) -> None:
-    context.configure(connection=connection, target_metadata=metadata)
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        # One BEGIN IMMEDIATE around the whole run: two processes upgrading the same new
+        # file on first use queue up, and the second finds the work done.
+        connection = connection.execution_options(**{WRITE_OPTION: True})
+    context.configure(
+        connection=connection, target_metadata=metadata, transactional_ddl=True if sqlite else None
+    )
     with context.begin_transaction():
         context.run_migrations()
 
