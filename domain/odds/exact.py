@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
+from typing import TypeVar
 
 from domain.dice.ast import DiceTerm
 from domain.dice.request import RollSpec
@@ -16,6 +17,9 @@ from domain.odds.distribution import Distribution
 from domain.odds.expression import eased, evaluate
 from domain.odds.rerolls import DiceGroup, rerolled_total
 from domain.odds.weights import Weights
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 def distribution(spec: RollSpec, rerolls: int = 0) -> Distribution:
@@ -31,35 +35,53 @@ def distribution(spec: RollSpec, rerolls: int = 0) -> Distribution:
 @lru_cache(maxsize=4096)
 def success_probability(spec: RollSpec, target: int, rerolls: int = 0) -> Fraction:
     """Return P(total >= target) for a check of ``spec`` (meet or beat, R3)."""
-    return _cached_success(spec_key(spec, rerolls), spec, target, rerolls)
-
-
-@lru_cache(maxsize=4096)
-def _cached_success(key: Key, spec: RollSpec, target: int, rerolls: int) -> Fraction:
-    # Keyed on the canonical form, so a spec parsed twice or spelled differently hits it.
-    return distribution(spec, rerolls).at_least(target)
+    # Behind the fast cache on equal specs, a second one on the canonical form catches the
+    # same roll parsed again or spelled differently.
+    key = (spec_key(spec, rerolls), target)
+    chance = _SUCCESSES.get(key)
+    if chance is None:
+        chance = distribution(spec, rerolls).at_least(target)
+        _remember(_SUCCESSES, key, chance)
+    return chance
 
 
 def _cached_distribution(key: Key, spec: RollSpec, rerolls: int) -> Distribution:
     cached = _DISTRIBUTIONS.get(key)
-    if cached is None:
+    if cached is not None:
+        return cached
+    refusal = _REFUSALS.get(key)
+    if refusal is not None:  # refusing again is instant; some refusals take a moment
+        raise RollError(refusal)
+    try:
         cached = Distribution(_total_weights(spec, rerolls))
-        if len(_DISTRIBUTIONS) >= _MAX_CACHED:
-            _DISTRIBUTIONS.pop(next(iter(_DISTRIBUTIONS)))
-        _DISTRIBUTIONS[key] = cached
+    except RollError as error:
+        _remember(_REFUSALS, key, str(error))
+        raise
+    _remember(_DISTRIBUTIONS, key, cached, _DISTRIBUTION_LIMIT)
     return cached
 
 
-# Insertion-ordered, so the oldest entry is dropped first when it is full.
+# Few distributions (one may hold megabytes of exact weights), many small answers.
+_DISTRIBUTION_LIMIT = 256
+_ANSWER_LIMIT = 4096
 _DISTRIBUTIONS: dict[Key, Distribution] = {}
-_MAX_CACHED = 512
+_SUCCESSES: dict[tuple[Key, int], Fraction] = {}
+_REFUSALS: dict[Key, str] = {}
+
+
+def _remember(cache: dict[_K, _V], key: _K, value: _V, limit: int = _ANSWER_LIMIT) -> None:
+    # Dicts keep insertion order, so the oldest entry goes first when one is full.
+    if len(cache) >= limit:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
 
 
 def clear_caches() -> None:
     """Forget every cached distribution and success probability (for benchmarks and tests)."""
     _DISTRIBUTIONS.clear()
+    _SUCCESSES.clear()
+    _REFUSALS.clear()
     success_probability.cache_clear()
-    _cached_success.cache_clear()
     for cached in (dice.chain, dice.die, dice.dice_sum, dice.counted_face, dice.check_die):
         cached.cache_clear()
 

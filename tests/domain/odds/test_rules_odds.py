@@ -131,6 +131,22 @@ def test_same_roll_parsed_twice_or_spelled_differently_hits_the_cache() -> None:
     assert distribution(first) is distribution(second)
 
 
+def test_r7_success_chance_of_a_reparsed_check_comes_from_the_same_distribution() -> None:
+    first = RollSpec(parse("1d20 + 5"), check=ADV_1)
+    second = RollSpec(parse("1d20+5[STR]"), check=ADV_1)
+    assert success_probability(first, 15) == success_probability(second, 15) == Fraction(319, 400)
+    assert distribution(first) is distribution(second)
+
+
+def test_a_refused_roll_is_refused_again_with_the_same_reason() -> None:
+    spec = RollSpec(parse("100d20n*100d20n"))
+    with pytest.raises(RollError) as first:
+        distribution(spec)
+    with pytest.raises(RollError) as again:
+        success_probability(spec, 3)
+    assert str(first.value) == str(again.value)
+
+
 def test_rolls_too_big_for_exact_odds_are_refused_not_hung() -> None:
     text = "+".join(["100d20"] * 3)
     with pytest.raises(RollError, match="too many dice for exact odds"):
