@@ -1,4 +1,4 @@
-"""The session service on the in-memory store: load, decide, append, retry on conflict."""
+"""The session service: load, decide, append, retry on conflict (in memory, and once on SQLite)."""
 
 from __future__ import annotations
 
@@ -18,19 +18,19 @@ from domain.records import NewEvent
 from domain.session import commands as cmd
 from domain.session.events import CheckSide, RollRequested
 from infra.bootstrap import in_memory
+from infra.db import make_engine
 from infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
 from infra.store.memory import InMemoryEventStore
-from infra.vault import InMemorySeedVault
+from infra.store.sql import SqlEventStore
+from infra.vault import InMemorySeedVault, SeedVault
 
 
-class RacingStore(InMemoryEventStore):
-    """An in-memory store where a rival writer may slip in just before an append lands."""
+class Rivalry:
+    """Let a rival writer slip in just before the next append lands (once, or every time)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.rival: Callable[[], object] | None = None
-        self.every_time = False
-        self.appends = 0
+    rival: Callable[[], object] | None = None
+    every_time = False
+    appends = 0
 
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
@@ -44,7 +44,16 @@ class RacingStore(InMemoryEventStore):
             finally:
                 if self.every_time:
                     self.rival = rival
-        return super().append(stream_id, events, expected_version)
+        appended: list[int] = super().append(stream_id, events, expected_version)  # type: ignore[misc]
+        return appended
+
+
+class RacingStore(Rivalry, InMemoryEventStore):
+    """The in-memory store with a rival writer."""
+
+
+class RacingSqlStore(Rivalry, SqlEventStore):
+    """The SQL store with a rival writer."""
 
 
 def table(service: SessionService) -> str:
@@ -202,3 +211,28 @@ def test_a_command_that_always_loses_gives_up_busy_and_appends_nothing(
     assert len(joined) == MAX_ATTEMPTS
     assert set(joined) <= set(state.members)
     assert verify_chain(store.read_stream(session_id)) is None
+
+
+def test_a_second_process_on_the_same_sqlite_file_wins_the_race_and_the_first_retries(
+    sqlite_url: str,
+) -> None:
+    engines = [make_engine(sqlite_url), make_engine(sqlite_url)]
+    try:
+        racing_store = RacingSqlStore(engines[0])
+        mine = SessionService(racing_store, SeedVault(engines[0]))
+        theirs = SessionService(SqlEventStore(engines[1]), SeedVault(engines[1]))
+        session_id = table(mine)
+        racing_store.rival = lambda: theirs.execute(
+            session_id, "bob", cmd.RequestRoll("effect", "1d6", faces=(2,))
+        )
+        outcome = mine.execute(session_id, "ann", cmd.RequestRoll("effect", "1d8"))
+        assert outcome.state.rolls[2].request.roller == "ann"
+        state = theirs.load(session_id)
+        assert [(r.roll_id, r.request.roller, r.request.nonce) for r in state.rolls.values()] == [
+            (1, "bob", 1),
+            (2, "ann", 2),
+        ]
+        assert verify_chain(racing_store.read_stream(session_id)) is None
+    finally:
+        for engine in engines:
+            engine.dispose()
