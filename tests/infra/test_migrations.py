@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
@@ -19,6 +21,7 @@ from infra.db import (
 )
 from infra.store.schema import metadata
 from infra.store.sql import SqlEventStore
+from tests.infra import workers
 from tests.infra.support import new_event
 
 SQL_BACKENDS = [
@@ -90,6 +93,13 @@ def test_the_embedded_sqlite_default_is_upgraded_on_first_use(tmp_path) -> None:
         assert SqlEventStore(engine).append("s1", [new_event()], expected_version=0)
     finally:
         engine.dispose()
+
+
+def test_processes_opening_a_new_sqlite_file_at_once_all_find_it_upgraded(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        revisions = pool.map(workers.open_and_report_revision, [url] * 3)
+    assert revisions == [head_revision()] * 3
 
 
 def test_an_empty_postgres_database_asks_for_db_upgrade(postgres_url: str) -> None:

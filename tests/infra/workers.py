@@ -13,7 +13,7 @@ import uuid
 
 from domain.errors import ConcurrencyError
 from domain.records import NewEvent
-from infra.db import make_engine
+from infra.db import current_revision, make_engine, open_engine
 from infra.store.sql import SqlEventStore
 
 
@@ -71,6 +71,15 @@ def append_forever(url: str, stream_id: str) -> None:
         version += 1
         sys.stdout.write(event.event_id + "\n")
         sys.stdout.flush()
+
+
+def open_and_report_revision(url: str) -> str | None:
+    """Open a database the way commands do (upgrading SQLite); return its revision."""
+    engine = open_engine(url)
+    try:
+        return current_revision(engine)
+    finally:
+        engine.dispose()
 
 
 if __name__ == "__main__":
