@@ -1,0 +1,51 @@
+"""A log written by an older release (SessionStarted v1) still replays, verifies and grows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from domain.errors import IntegrityError
+from domain.session import commands as cmd
+from domain.session.events import SessionStarted
+from infra.bootstrap import in_memory
+from infra.codec import decode, from_record
+from infra.exporting import read_export
+from infra.verifying import verify_file
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "session_v1.jsonl"
+
+
+def test_the_fixture_really_holds_a_version_1_session_started() -> None:
+    first = next(read_export(FIXTURE))
+    assert (first.event_type, first.schema_version) == ("SessionStarted", 1)
+    assert "manual_dice_allowed" not in first.data
+
+
+def test_version_1_session_started_is_upcast_to_allow_typed_in_dice() -> None:
+    event = from_record(next(read_export(FIXTURE)))
+    assert isinstance(event, SessionStarted)
+    assert event.manual_dice_allowed is True and event.title == "Old Tomb"
+
+
+def test_the_old_log_verifies_with_its_original_hashes() -> None:
+    report = verify_file(FIXTURE)
+    assert report.ok, report.first_failure
+    assert report.rolls == 2 and report.dice_verified > 0
+
+
+def test_an_imported_old_log_loads_and_refuses_rolls_after_its_end() -> None:
+    services = in_memory()
+    records = list(read_export(FIXTURE))
+    assert services.store.import_recorded(records) == len(records)
+    session_id = records[0].stream_id
+    state = services.sessions.load(session_id)
+    assert state.ended and state.manual_dice_allowed
+    with pytest.raises(Exception, match="has ended"):
+        services.sessions.execute(session_id, "ann", cmd.RequestRoll("effect", "1d6"))
+
+
+def test_an_event_newer_than_this_release_is_refused() -> None:
+    with pytest.raises(IntegrityError, match="newer than this release"):
+        decode("SessionStarted", 3, {})
