@@ -52,3 +52,7 @@ def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> No
 def main() -> None:
     """Run the command line."""
     cli(prog_name="diceledger")
+
+
+if __name__ == "__main__":
+    main()

@@ -168,12 +168,19 @@ def downgrade(url: str, revision: str) -> None:
         command.downgrade(alembic_config(url), revision)
 
 
+# The newest migration's revision. Checking a database against it needs no Alembic import,
+# which would cost every command a large share of its start-up;
+# tests/infra/test_schema_head.py keeps it equal to Alembic's head.
+SCHEMA_HEAD = "0003_statistics_projection"
+
+
 def current_revision(engine: Engine) -> str | None:
     """Return the schema revision the database is at (None when it has none)."""
-    from alembic.runtime.migration import MigrationContext
-
     with translate_errors(engine.url), engine.connect() as connection:
-        return MigrationContext.configure(connection).get_current_revision()
+        if not sa.inspect(connection).has_table("alembic_version"):
+            return None
+        rows = connection.exec_driver_sql("SELECT version_num FROM alembic_version").all()
+    return rows[0][0] if rows else None
 
 
 def head_revision() -> str:
@@ -195,9 +202,10 @@ def known_revisions() -> set[str]:
 
 def ensure_schema(engine: Engine, url: str) -> None:
     """Make sure the schema is current: upgrade SQLite by itself, refuse a stale server."""
-    current, head = current_revision(engine), head_revision()
-    if current == head:
+    current = current_revision(engine)
+    if current == SCHEMA_HEAD:
         return
+    head = head_revision()
     if current is not None and current not in known_revisions():
         raise StoreUnavailableError(
             f"database schema is at {current}, which this diceledger does not know "
