@@ -19,7 +19,12 @@ def db() -> None:
 @json_option
 @pass_app
 def upgrade_command(app: AppContext) -> None:
-    """Upgrade the database schema to the one this version of diceledger needs."""
+    """Upgrade the database schema to the one this version of diceledger needs.
+
+    \b
+    Example:
+      diceledger --db postgresql+psycopg://app@db.example/diceledger db upgrade
+    """
     url = resolve_url(app.db_url)
     upgrade(url)
     _report(app, url, "upgraded")
@@ -29,7 +34,12 @@ def upgrade_command(app: AppContext) -> None:
 @json_option
 @pass_app
 def current_command(app: AppContext) -> None:
-    """Show the database's schema revision and whether it is the current one."""
+    """Show the database's schema revision and whether it is the current one.
+
+    \b
+    Example:
+      diceledger db current --json
+    """
     _report(app, resolve_url(app.db_url), None)
 
 
