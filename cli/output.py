@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 import click
 
@@ -50,3 +51,17 @@ def verdict(success: bool | None) -> str:
     if not color_enabled():
         return word
     return click.style(word, fg="green" if success else "red")
+
+
+# Work over fewer events than this finishes before a bar would be worth reading.
+PROGRESS_THRESHOLD = 5_000
+T = TypeVar("T")
+
+
+def progress(items: Iterable[T], length: int, label: str) -> Iterator[T]:
+    """Yield the items, with a progress bar on a terminal's stderr when there are many."""
+    if length < PROGRESS_THRESHOLD or not sys.stderr.isatty():
+        yield from items
+        return
+    with click.progressbar(items, length=length, label=label, file=sys.stderr) as bar:
+        yield from bar

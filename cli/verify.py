@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from cli.context import AppContext, json_option, pass_app
-from cli.output import emit_json
+from cli.output import emit_json, progress
 from domain.verification.report import Report
 
 
@@ -35,12 +35,18 @@ def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
     if path is not None:
         from infra.verifying import verify_file
 
-        report = verify_file(path)
+        with open(path, "rb") as handle:
+            lines = sum(1 for _ in handle)
+        report = verify_file(path, lambda records: progress(records, lines, "verifying"))
     else:
         from infra.verifying import verify_session
 
         assert session_id is not None
-        report = verify_session(app.services().store, session_id)
+        store = app.services().store
+        events = store.current_version(session_id)
+        report = verify_session(
+            store, session_id, lambda records: progress(records, events, "verifying")
+        )
     if app.json:
         emit_json(report.as_dict())
     else:

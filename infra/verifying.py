@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from domain.errors import NotFoundError, PermissionDeniedError
+from domain.records import RecordedEvent
 from domain.session.state import replay
 from domain.verification.report import Report
 from domain.verification.review import review
@@ -14,10 +16,16 @@ from infra.codec import from_record
 from infra.exporting import read_export
 from infra.store.port import EventStore
 
+Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]
 
-def verify_session(store: EventStore, session_id: str) -> Report:
-    """Verify a stored session."""
-    report = verify_records(store.read_stream(session_id), from_record)
+
+def _as_is(records: Iterable[RecordedEvent]) -> Iterable[RecordedEvent]:
+    return records
+
+
+def verify_session(store: EventStore, session_id: str, wrap: Wrap = _as_is) -> Report:
+    """Verify a stored session; ``wrap`` may watch the records go by (a progress bar)."""
+    report = verify_records(wrap(store.read_stream(session_id)), from_record)
     if report.events == 0:
         raise NotFoundError(
             f"unknown session '{session_id}'; `diceledger session list` shows yours"
@@ -25,9 +33,9 @@ def verify_session(store: EventStore, session_id: str) -> Report:
     return report
 
 
-def verify_file(path: str | Path) -> Report:
+def verify_file(path: str | Path, wrap: Wrap = _as_is) -> Report:
     """Verify an exported session (JSON Lines) with no database."""
-    return verify_records(read_export(path), from_record)
+    return verify_records(wrap(read_export(path)), from_record)
 
 
 def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> dict[str, Any]:
