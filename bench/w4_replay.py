@@ -152,13 +152,14 @@ def time_stats_csv(url: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "stats.csv"
         command = [str(ROOT / ".venv/bin/diceledger"), "--db", url, "--as", "gm", "stats"]
-        started = time.perf_counter()
+        cpu_before, started = cpu_seconds(resource.RUSAGE_CHILDREN), time.perf_counter()
         subprocess.run(
             [*command, "--format", "csv", "-o", str(target)], check=True, capture_output=True
         )
         seconds = time.perf_counter() - started
+        cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - cpu_before
         rows = sum(1 for _ in target.open()) - 1
-    return {"seconds": round(seconds, 2), "csv_rows": rows}
+    return {"seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2), "csv_rows": rows}
 
 
 def measure(url: str) -> dict[str, Any]:
