@@ -81,6 +81,7 @@ class SessionService:
         self._new_suffix = new_suffix
         self._version = client_version()
         self._states: dict[str, SessionState] = {}
+        self._seeds: dict[tuple[str, str], bytes] = {}
 
     def reseed(self, new_seed: Callable[[], bytes], new_suffix: Callable[[], str]) -> None:
         """Draw epoch seeds and session ids from these instead (a reproducible demo)."""
@@ -161,7 +162,11 @@ class SessionService:
         return Outcome(session_id, appended, state)
 
     def _seed(self, session_id: str, state: SessionState) -> bytes:
-        seed = self.vault.get(session_id, state.epoch.commitment)
+        # A commitment names one seed forever, so a seed once read need not be read again.
+        key = (session_id, state.epoch.commitment)
+        seed = self._seeds.get(key) or self.vault.get(*key)
+        if seed is not None:
+            self._seeds[key] = seed
         if seed is None:
             raise IntegrityError(
                 f"the seed vault has no seed for epoch {state.epoch.number} of '{session_id}'"
