@@ -160,6 +160,7 @@ def open_store(folder: str, name: str) -> tuple[SqlEventStore, Engine, Path]:
 def main() -> None:
     """Fill both stores, time the operations in interleaved rounds, print one JSON line."""
     options = parse_options(__doc__.splitlines()[0])
+    machine = describe()  # at the start: the code measured, not the code at the end
     big_size = QUICK_BIG if options.quick else BIG
     rounds = options.rounds or (2 if options.quick else 3)
     appends, reads = (50, 10) if options.quick else (200, 30)
@@ -191,7 +192,7 @@ def main() -> None:
         emit(
             "scaling",
             options.quick,
-            machine=describe(),
+            machine=machine,
             backend="sqlite (WAL, synchronous=FULL)",
             small_events=SMALL,
             big_events=big_size,

@@ -194,6 +194,7 @@ def measure(case: Case, rolls: int, rounds: int, nonces: Nonces) -> dict[str, ob
 def main() -> None:
     """Measure every case and print one JSON line."""
     options = parse_options(__doc__.splitlines()[0])
+    machine = describe()  # at the start: the code measured, not the code at the end
     rolls = 2_000 if options.quick else 20_000
     rounds = options.rounds or (3 if options.quick else 5)
     nonces = Nonces()
@@ -209,7 +210,7 @@ def main() -> None:
     emit(
         "w1_engine",
         options.quick,
-        machine=describe(),
+        machine=machine,
         rolls_per_round=rolls,
         rounds=rounds,
         d20_version=version("d20"),

@@ -188,6 +188,7 @@ def pragmas() -> dict[str, Any]:
 def main() -> None:
     """Measure (a), (b) and (c) and print one JSON line."""
     options = parse_options(__doc__.splitlines()[0], _add_parts_option)
+    machine = describe()  # at the start: the code measured, not the code at the end
     parts = set(options.parts)
     n_single = 2_000 if options.quick else 20_000
     n_batched = 20_000 if options.quick else 200_000
@@ -211,7 +212,7 @@ def main() -> None:
     emit(
         "w3_append",
         options.quick,
-        machine=describe(),
+        machine=machine,
         eventsourcing_version=version("eventsourcing"),
         event_data_bytes=data_size(),
         journal_mode_and_synchronous=pragmas(),
