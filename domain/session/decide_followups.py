@@ -7,12 +7,11 @@ from dataclasses import replace
 from domain.dice.checks import opposed
 from domain.dice.engine import reroll
 from domain.dice.request import RollKind
-from domain.dice.sources import ManualSource
 from domain.errors import PermissionDeniedError, RerollError, RollError
 from domain.session import commands as cmd
 from domain.session import events as ev
 from domain.session.context import Context
-from domain.session.decide_rolls import resolution, source_for
+from domain.session.decide_rolls import finish_manual, resolution, source_for
 from domain.session.guards import find_roll, require_gm, require_member, require_open
 from domain.session.rolls import dice_events, replay_state, spec_of
 from domain.session.state import AWAITING, Roll, SessionState
@@ -61,8 +60,7 @@ def request_opposed(
     )
     source = source_for(state, ctx, command.faces, command.salt)
     rounds = opposed(spec_of(request, side), spec_of(request, opponent), source)
-    if isinstance(source, ManualSource):
-        source.finish()
+    finish_manual(source)
     events: list[ev.Event] = [request]
     for number, round_ in enumerate(rounds, start=1):
         for index, rolled in enumerate((round_.first, round_.second)):
@@ -114,8 +112,7 @@ def reroll_dice(state: SessionState, command: cmd.Reroll, ctx: Context) -> list[
     nonce = state.next_nonce
     source = source_for(state, ctx, command.faces, roll.request.salt, roll.request.client_seed)
     rolled = reroll(current, command.dice, source)
-    if isinstance(source, ManualSource):
-        source.finish()
+    finish_manual(source)
     events = dice_events(roll.roll_id, rolled.dice[len(current.dice) :], state.epoch.number, nonce)
     if rolled.rerolls_left == 0:
         events.append(resolution(roll.request, rolled))

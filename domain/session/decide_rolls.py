@@ -35,7 +35,8 @@ def source_for(
     return ctx.dice(state.next_nonce, client_seed, salt)
 
 
-def _finish(source: DiceSource) -> None:
+def finish_manual(source: DiceSource) -> None:
+    """Refuse typed-in faces left over once the roll is drawn."""
     if isinstance(source, ManualSource):
         source.finish()
 
@@ -160,7 +161,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         before = len(rolled.dice)
         rolled = reroll(rolled, chosen, step_source)
         events += dice_events(roll_id, rolled.dice[before:], request.epoch, nonce)
-    _finish(source)
+    finish_manual(source)
     if not rolled.awaiting_decision or command.auto_reroll:
         events.append(resolution(request, rolled))
     return events
