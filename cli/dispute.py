@@ -7,11 +7,9 @@ from typing import Any
 import click
 
 from cli.context import AppContext, json_option, pass_app
+from cli.options import ROLL, SESSION
 from cli.output import emit_json
 from domain.session import commands as cmd
-
-SESSION = click.argument("session_id", metavar="SESSION")
-ROLL = click.argument("roll_id", metavar="ROLL", type=int)
 
 
 @click.group("dispute")

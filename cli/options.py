@@ -53,6 +53,8 @@ class FacesType(click.ParamType):
 
 AMOUNT = AmountType()
 FACES = FacesType()
+SESSION = click.argument("session_id", metavar="SESSION")
+ROLL = click.argument("roll_id", metavar="ROLL", type=int)
 
 
 def check_options(function: F) -> F:

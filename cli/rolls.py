@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from cli.context import AppContext, json_option, pass_app
-from cli.options import AMOUNT, FACES, check_options, roll_options
+from cli.options import AMOUNT, FACES, ROLL, SESSION, check_options, roll_options
 from cli.output import emit_json
 from cli.render import roll_text
 from domain.errors import RollError
@@ -16,7 +16,6 @@ from domain.session.events import CheckSide, RollRequested
 from domain.session.views import roll_view
 from infra.sessions import Outcome
 
-SESSION = click.argument("session_id", metavar="SESSION")
 EXPR = click.argument("expression", metavar="EXPR")
 
 
@@ -218,7 +217,7 @@ def opposed(
 
 @click.command("reroll")
 @SESSION
-@click.argument("roll_id", metavar="ROLL", type=int)
+@ROLL
 @click.option(
     "--die",
     "dice",
@@ -250,7 +249,7 @@ def reroll(
 
 @click.command("accept")
 @SESSION
-@click.argument("roll_id", metavar="ROLL", type=int)
+@ROLL
 @json_option
 @pass_app
 def accept(app: AppContext, session_id: str, roll_id: int) -> None:
@@ -266,7 +265,7 @@ def accept(app: AppContext, session_id: str, roll_id: int) -> None:
 
 @click.command("reveal")
 @SESSION
-@click.argument("roll_id", metavar="ROLL", type=int)
+@ROLL
 @json_option
 @pass_app
 def reveal(app: AppContext, session_id: str, roll_id: int) -> None:

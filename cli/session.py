@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from cli.context import AppContext, json_option, pass_app
+from cli.options import SESSION
 from cli.output import emit_json
 from cli.render import members_text, roll_text, summary
 from domain.session import commands as cmd
@@ -45,7 +46,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
 
 
 @session.command("join")
-@click.argument("session_id", metavar="SESSION")
+@SESSION
 @click.option("--client-seed", default="", help="Your own entropy, mixed into your dice.")
 @click.option("--gm", "as_gm", is_flag=True, help="Join as co-GM (a GM adds co-GMs with --name).")
 @click.option("--name", help="Add this member instead of yourself (GM only).")
@@ -93,7 +94,7 @@ def list_sessions(app: AppContext) -> None:
 
 
 @session.command("show")
-@click.argument("session_id", metavar="SESSION")
+@SESSION
 @json_option
 @pass_app
 def show(app: AppContext, session_id: str) -> None:
@@ -118,7 +119,7 @@ def show(app: AppContext, session_id: str) -> None:
 
 
 @session.command("end")
-@click.argument("session_id", metavar="SESSION")
+@SESSION
 @json_option
 @pass_app
 def end(app: AppContext, session_id: str) -> None:
