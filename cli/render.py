@@ -28,6 +28,8 @@ def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
         return _opposed_text(head, roll)
     line = roll_line(roll, style())
     if resolution is None:
+        if request.target is not None:
+            line = line.rsplit(": ", 1)[0]  # no verdict while the roll is still open (R11)
         action = session.actions[request.action_id]
         return (
             f"{head}: {line}\n  awaiting rerolls: {action.remaining} left "
