@@ -12,6 +12,8 @@ def test_r11_roll_with_rerolls_waits_and_says_how_to_go_on(ledger: Ledger, table
     out = ledger.ok(
         "bob", "check", table, "1d20+1", "--target", "12", "--reroll", "1", "--faces", "3"
     )
+    # No success or failure yet: a reroll may still change it.
+    assert out.splitlines()[0] == "#1 bob check: 1d20 (3) + 1 = 4 vs 12"
     assert out.splitlines()[1] == (
         f"  awaiting rerolls: 1 left (effect); `diceledger reroll {table} 1 --die N` "
         f"or `diceledger accept {table} 1`"
