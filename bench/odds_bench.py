@@ -1,14 +1,17 @@
 """Time exact odds against icepool on the same cases, cold and warm, and check they agree.
 
 Run from the repository root:  .venv/bin/python bench/odds_bench.py
-Cold: each library computes the case once in a fresh process (imports not timed).
+Cold: each library computes the case once in a fresh process (imports not timed); the
+median of three such processes is reported.
 Warm: the same call repeated in one process; the median time is reported.
 Prints one JSON line per case; ``cold_ratio`` is icepool's time over diceledger's.
+With DICELEDGER_BENCH_QUICK=1 (bench/run --quick) the warm and million-call loops shrink.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,7 +26,10 @@ sys.path.insert(0, str(ROOT))
 from domain.dice.notation import parse  # noqa: E402
 from domain.dice.request import CheckDie, Modifier, RollSpec  # noqa: E402
 
-WARM_REPEATS = 200
+QUICK = os.environ.get("DICELEDGER_BENCH_QUICK") == "1"
+WARM_REPEATS = 20 if QUICK else 200
+CHECKS = 100_000 if QUICK else 1_000_000
+COLD_RUNS = 1 if QUICK else 3  # fresh processes per library and case; the median is kept
 
 # name -> (expression, check die or None, eased, target or None for a whole distribution)
 CASES: dict[str, tuple[str, CheckDie | None, int, int | None]] = {
@@ -64,14 +70,17 @@ CALLS = {"diceledger": diceledger_call, "icepool": icepool_call}
 
 
 def cold(library: str, name: str) -> float:
-    """Time the first computation of a case in a fresh process."""
-    output = subprocess.run(
-        [sys.executable, __file__, "--cold", library, name],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return float(output)
+    """Time the first computation of a case in fresh processes; return the median."""
+    times = []
+    for _ in range(COLD_RUNS):
+        output = subprocess.run(
+            [sys.executable, __file__, "--cold", library, name],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        times.append(float(output))
+    return statistics.median(times)
 
 
 def warm(call: Callable[[], object]) -> tuple[float, object]:
@@ -87,12 +96,14 @@ def warm(call: Callable[[], object]) -> tuple[float, object]:
 def main() -> None:
     import icepool
 
-    print(json.dumps({"python": sys.version.split()[0], "icepool": icepool.__version__}))
+    versions = {"python": sys.version.split()[0], "icepool": icepool.__version__}
+    print(json.dumps({"workload": "odds_bench", **versions}))
     for name in CASES:
         ours_cold, theirs_cold = cold("diceledger", name), cold("icepool", name)
         ours_warm, ours = warm(diceledger_call(name))
         theirs_warm, theirs = warm(icepool_call(name))
         line = {
+            "workload": "odds_bench",
             "case": name,
             "diceledger_cold_s": round(ours_cold, 6),
             "icepool_cold_s": round(theirs_cold, 6),
@@ -107,17 +118,21 @@ def main() -> None:
 
 
 def million_checks() -> dict[str, object]:
-    """Time the success chances of a million checks, as a statistics projection asks them."""
+    """Time the success chances of many checks, as a statistics projection asks them."""
     from domain.odds import clear_caches, success_probability
 
     clear_caches()
     specs = [spec_of(name) for name, case in CASES.items() if case[3] is not None]
     # Each check parsed afresh would hit the same cache; here equal objects repeat.
     start = time.perf_counter()
-    for i in range(1_000_000):
+    for i in range(CHECKS):
         success_probability(specs[i % len(specs)], 8 + i % 13)
     elapsed = time.perf_counter() - start
-    return {"case": "1,000,000 success_probability calls", "seconds": round(elapsed, 3)}
+    return {
+        "workload": "odds_bench",
+        "case": f"{CHECKS} success_probability calls",
+        "seconds": round(elapsed, 3),
+    }
 
 
 if __name__ == "__main__":
