@@ -24,6 +24,28 @@ from infra.store.sealing import check_batch, resolve_retry, seal
 APPEND_LOCK_KEY = 0x6469_6365_6C65_6467  # "diceledg"
 DEFAULT_LOCK_TIMEOUT_MS = 5_000
 
+# Built once: constructing statements per call cost more CPU than running them.
+_COLUMNS = (
+    events.c.event_id,
+    events.c.stream_id,
+    events.c.position,
+    events.c.stream_version,
+    events.c.hash,
+)
+_LATEST_VERSION = (
+    sa.select(sa.func.max(events.c.stream_version))
+    .where(events.c.stream_id == sa.bindparam("stream_id"))
+    .scalar_subquery()
+)
+BATCH_IDS_AND_HEAD = sa.union_all(
+    sa.select(*_COLUMNS).where(events.c.event_id.in_(sa.bindparam("event_ids", expanding=True))),
+    sa.select(*_COLUMNS).where(
+        events.c.stream_id == sa.bindparam("stream_id"),
+        events.c.stream_version == _LATEST_VERSION,
+    ),
+)
+INSERT_RETURNING_POSITIONS = events.insert().returning(events.c.event_id, events.c.position)
+
 
 class SqlEventStore(EventStore):
     """Keep events in the ``events`` table; every append is one serialised transaction."""
@@ -86,28 +108,12 @@ class SqlEventStore(EventStore):
 
         One query rather than two because it runs while the append lock is held.
         """
-        columns = (
-            events.c.event_id,
-            events.c.stream_id,
-            events.c.position,
-            events.c.stream_version,
-            events.c.hash,
-        )
-        latest = (
-            sa.select(sa.func.max(events.c.stream_version))
-            .where(events.c.stream_id == stream_id)
-            .scalar_subquery()
-        )
-        query = sa.union_all(
-            sa.select(*columns).where(events.c.event_id.in_([e.event_id for e in events_])),
-            sa.select(*columns).where(
-                events.c.stream_id == stream_id, events.c.stream_version == latest
-            ),
-        )
+        query = BATCH_IDS_AND_HEAD
+        parameters = {"event_ids": [e.event_id for e in events_], "stream_id": stream_id}
         batch_ids = {event.event_id for event in events_}
         recorded: dict[str, tuple[str, int]] = {}
         head = ChainHead()
-        for row in connection.execute(query):
+        for row in connection.execute(query, parameters):
             if row.event_id in batch_ids:
                 recorded[row.event_id] = (row.stream_id, row.position)
             if row.stream_id == stream_id and row.stream_version > head.version:
@@ -219,9 +225,10 @@ class SqlEventStore(EventStore):
     def _insert(connection: Connection, records: Sequence[RecordedEvent]) -> list[int]:
         # Positions are matched back by event id: asking the driver to return rows in
         # parameter order makes SQLAlchemy insert one row per statement on SQLite.
-        statement = events.insert().returning(events.c.event_id, events.c.position)
         try:
-            result = connection.execute(statement, [to_row(record) for record in records])
+            result = connection.execute(
+                INSERT_RETURNING_POSITIONS, [to_row(record) for record in records]
+            )
         except exc.IntegrityError:
             # Appends are serialised, so this is a writer that bypassed the lock.
             raise ConcurrencyError("another writer appended to the stream first") from None
