@@ -256,7 +256,9 @@ def odds(
         )
     if versus is not None and (target is not None or reroll):
         raise click.UsageError("an opposed check (--vs) takes no --target, --dc or --reroll")
-    is_check = target is not None or versus is not None or bool(adv or dis or median)
+    # A target alone only asks P(total >= target): a score-0 check has the same odds as a
+    # plain roll, and a plain roll needs no single check die (R3).
+    is_check = versus is not None or bool(adv or dis or median)
     spec = _spec(
         expression,
         is_check=is_check,

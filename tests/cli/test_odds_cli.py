@@ -106,6 +106,20 @@ def test_conflicting_options_are_usage_errors(
     assert run("odds", *args).exit_code == 2
 
 
+def test_r3_target_on_a_roll_without_a_single_die_gives_p_total_at_least(
+    run: Callable[..., Result],
+) -> None:
+    result = run("odds", "2d6n", "--target", "7")
+    assert result.exit_code == 0, result.output
+    assert "7/12 (58.33%)" in result.output
+
+
+def test_r7_advantage_needs_a_single_check_die(run: Callable[..., Result]) -> None:
+    result = run("odds", "2d6", "--adv", "1")
+    assert result.exit_code == 1
+    assert "a check needs a single check die" in result.output
+
+
 def test_r1_odds_of_a_plain_roll_without_a_check_die(run: Callable[..., Result]) -> None:
     result = run("odds", "(2d6+3)/2", "--eased", "1")
     assert result.exit_code == 0, result.output
