@@ -16,7 +16,7 @@ from domain.odds.bins import bins
 MAX_ROWS = 20
 BAR_WIDTH = 50
 SHORT_FRACTION = 30  # longer exact fractions are left to --json
-TAIL = Fraction(1, 2000)  # each histogram tail beyond this mass is grouped into one row
+TAIL = Fraction(1, 2000)  # a histogram tail lighter than this is grouped into one row
 
 
 def _amounts(values: tuple[int, ...]) -> tuple[Modifier, ...]:
