@@ -6,6 +6,7 @@ StoreUnavailableError messages here, in ``translate_errors``, and nowhere else.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -183,6 +184,7 @@ def current_revision(engine: Engine) -> str | None:
     return rows[0][0] if rows else None
 
 
+@functools.cache
 def head_revision() -> str:
     """Return the schema revision this code needs."""
     from alembic.script import ScriptDirectory
@@ -192,12 +194,13 @@ def head_revision() -> str:
     return head
 
 
-def known_revisions() -> set[str]:
+@functools.cache
+def known_revisions() -> frozenset[str]:
     """Return every schema revision the code's migrations define."""
     from alembic.script import ScriptDirectory
 
     scripts = ScriptDirectory.from_config(alembic_config("sqlite://"))
-    return {script.revision for script in scripts.walk_revisions()}
+    return frozenset(script.revision for script in scripts.walk_revisions())
 
 
 def ensure_schema(engine: Engine, url: str) -> None:

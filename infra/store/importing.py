@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
+from datetime import UTC
 from itertools import islice
 
 from domain.errors import IntegrityError
@@ -37,7 +39,8 @@ def plan_import(
             problem = verifier.check(record)
             if problem is not None:
                 raise IntegrityError(f"import refused at {problem}")
-            fresh.append(record)
+            # Kept in UTC like every appended event (the hash does not depend on the zone).
+            fresh.append(replace(record, recorded_at=record.recorded_at.astimezone(UTC)))
         if fresh:
             yield fresh
 

@@ -264,3 +264,21 @@ def test_an_import_that_reuses_a_recorded_id_differently_is_refused(store: Event
     with pytest.raises(IntegrityError, match="different contents"):
         store.import_recorded(source.read_all())
     assert store.stream_ids() == ["a"]
+
+
+def test_imported_times_are_kept_as_the_same_instant_in_utc(store: EventStore) -> None:
+    from infra.store.memory import InMemoryEventStore
+
+    source = InMemoryEventStore(clock=lambda: datetime(2026, 5, 1, 10, 0, 0, 5, tzinfo=UTC))
+    source.append("a", [new_event()], expected_version=0)
+    plus_two = timezone(timedelta(hours=2))
+    # The same instant written with another offset, as an export from elsewhere might be.
+    shifted = [
+        replace(r, recorded_at=r.recorded_at.astimezone(plus_two)) for r in source.read_all()
+    ]
+    assert shifted[0].recorded_at.utcoffset() == timedelta(hours=2)
+    assert store.import_recorded(shifted) == 1
+    (imported,) = list(store.read_stream("a"))
+    assert imported.recorded_at == datetime(2026, 5, 1, 10, 0, 0, 5, tzinfo=UTC)
+    assert imported.recorded_at.utcoffset() == timedelta(0)
+    assert verify_chain([imported]) is None
