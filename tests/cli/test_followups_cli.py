@@ -318,3 +318,32 @@ def test_an_ended_session_refuses_rerolls_reveals_and_seed_reveals(
     assert ledger.refused("gm", "reveal", table, "1") == ended
     assert ledger.refused("gm", "seed", "reveal", table) == ended
     assert ledger.refused("gm", "reroll", table, "1", "--die", "0") == ended
+
+
+def test_r13_r14_a_die_that_comes_to_count_after_a_reroll_explodes_then(
+    ledger: Ledger, table: str
+) -> None:
+    # Two 20s: the lower index counts and explodes (5); the other waits without a chain.
+    first = ledger.data(
+        "ann", "check", table, "1d20", "--target", "30", "--adv", "1", "--reroll", "1",
+        "--faces", "20,20,5",
+    )  # fmt: skip
+    assert (first["status"], first["total"]) == ("awaiting_rerolls", 25)
+    # Rerolling die 0 to a 4 hands the count to die 1, whose explosion is drawn now (7).
+    after = ledger.data("ann", "reroll", table, "1", "--die", "0", "--faces", "4,7")
+    assert (after["status"], after["total"], after["success"]) == ("resolved", 27, False)
+    live = [(d["index"], d["face"], d["reason"]) for d in after["dice"] if not d["discarded"]]
+    assert sorted(live) == [(1, 20, "initial"), (3, 4, "reroll"), (4, 7, "explosion")]
+    shown = ledger.data("bob", "session", "show", table)["rolls"][0]
+    assert (shown["total"], shown["line"]) == (27, after["line"])
+
+
+def test_r11_auto_rerolls_with_seeded_dice_keep_the_nonces_gapless(
+    ledger: Ledger, table: str
+) -> None:
+    auto = ledger.data("ann", "roll", table, "6d4n", "--reroll", "3", "--auto-reroll")
+    assert auto["status"] == "resolved"
+    rerolls = [d for d in auto["dice"] if d["reason"] == "reroll"]
+    assert sorted({d["nonce"] for d in auto["dice"]}) == list(range(1, len(rerolls) + 2))
+    after = ledger.data("bob", "roll", table, "1d4")
+    assert after["dice"][0]["nonce"] == len(rerolls) + 2
