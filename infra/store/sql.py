@@ -44,6 +44,24 @@ BATCH_IDS_AND_HEAD = sa.union_all(
         events.c.stream_version == _LATEST_VERSION,
     ),
 )
+# The lock row: set_config (SET LOCAL lock_timeout) runs in the inner subquery, before the
+# lock is requested; volatile functions keep PostgreSQL from flattening the subqueries.
+_LOCK_TIMEOUT_SET = sa.select(
+    sa.func.set_config("lock_timeout", sa.bindparam("lock_timeout"), True).label("timeout")
+).subquery("timeout")
+_LOCK_TAKEN = (
+    sa.select(
+        sa.func.pg_advisory_xact_lock(sa.bindparam("lock_key", type_=sa.BigInteger)).label("lock")
+    )
+    .select_from(_LOCK_TIMEOUT_SET)
+    .subquery("locked")
+)
+BATCH_IDS_AND_HEAD_AND_LOCK: sa.CompoundSelect[Any] = sa.union_all(
+    *BATCH_IDS_AND_HEAD.selects,
+    sa.select(
+        *(sa.cast(sa.null(), column.type).label(column.name) for column in _COLUMNS)
+    ).select_from(_LOCK_TAKEN),
+)
 INSERT_RETURNING_POSITIONS = events.insert().returning(events.c.event_id, events.c.position)
 
 
@@ -69,13 +87,6 @@ class SqlEventStore(EventStore):
         if not events_:
             return []
         with self._writing() as connection:
-            if connection.dialect.name == "postgresql":
-                # Settle retries and stale versions before queueing for the lock, so that
-                # losers of a race fail fast instead of lining up behind the winner.
-                outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
-                if isinstance(outcome, list):
-                    return outcome
-            self._lock(connection)
             outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
             if isinstance(outcome, list):
                 return outcome
@@ -100,16 +111,27 @@ class SqlEventStore(EventStore):
             )
         return head
 
-    @staticmethod
     def _batch_ids_and_head(
-        connection: Connection, stream_id: str, events_: Sequence[NewEvent]
+        self, connection: Connection, stream_id: str, events_: Sequence[NewEvent]
     ) -> tuple[dict[str, tuple[str, int]], ChainHead]:
-        """Find which batch ids are recorded, and the stream's head, in one round trip.
+        """Find which batch ids are recorded and the stream's head; on PostgreSQL also lock.
 
-        One query rather than two because it runs while the append lock is held.
+        On PostgreSQL the append lock is taken by the same statement, to save round trips
+        while writers queue. Its snapshot may then predate the lock; a writer that
+        committed in between makes this append's insert collide with a unique constraint,
+        which surfaces as ConcurrencyError, so nothing stale is ever written.
         """
+        parameters: dict[str, Any] = {
+            "event_ids": [e.event_id for e in events_],
+            "stream_id": stream_id,
+        }
         query = BATCH_IDS_AND_HEAD
-        parameters = {"event_ids": [e.event_id for e in events_], "stream_id": stream_id}
+        if connection.dialect.name == "postgresql":
+            query = BATCH_IDS_AND_HEAD_AND_LOCK
+            parameters |= {
+                "lock_timeout": f"{self._lock_timeout_ms}ms",
+                "lock_key": APPEND_LOCK_KEY,
+            }
         batch_ids = {event.event_id for event in events_}
         recorded: dict[str, tuple[str, int]] = {}
         head = ChainHead()
