@@ -16,11 +16,11 @@ from domain.session.views import roll_line
 def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
     """Return one or two lines: who rolled what, every die, and the outcome."""
     request = roll.request
+    if roll.hidden and not session.is_gm(viewer):
+        return f"#{roll.roll_id}: the GM rolled blind"  # not even for whom, or why
     head = f"#{roll.roll_id} {request.on_behalf_of} {request.kind}"
     if request.label:
         head += f" ({request.label})"
-    if roll.hidden and not session.is_gm(viewer):
-        return f"{head}: the GM rolled blind"
     if request.blind:
         head += " [blind]" if roll.hidden else " [blind, revealed]"
     resolution = roll.resolution

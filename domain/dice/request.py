@@ -9,6 +9,8 @@ from domain.dice.ast import Expression
 from domain.errors import RollError
 
 MAX_DICE_PER_ROLL = 1000
+# Amounts and targets stay far inside the integers every JSON reader handles exactly.
+MAX_AMOUNT = 1_000_000
 DC_BASE = 10
 
 
@@ -41,8 +43,8 @@ class Modifier:
     label: str | None = None
 
     def __post_init__(self) -> None:
-        if self.amount < 0:
-            raise RollError(f"amount must not be negative, got {self.amount}")
+        if not 0 <= self.amount <= MAX_AMOUNT:
+            raise RollError(f"an amount must be between 0 and {MAX_AMOUNT:,}, got {self.amount}")
 
 
 def total(modifiers: tuple[Modifier, ...]) -> int:
@@ -92,6 +94,10 @@ class Target:
     value: int
     dc_modifier: int | None = None
     dc_label: str | None = None
+
+    def __post_init__(self) -> None:
+        if abs(self.value) > MAX_AMOUNT:
+            raise RollError(f"a target must be within ±{MAX_AMOUNT:,}, got {self.value}")
 
     @classmethod
     def dc(cls, modifier: int, label: str | None = None) -> Target:

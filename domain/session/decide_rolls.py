@@ -62,6 +62,8 @@ def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
         raise RollError("a save records what it is against; give the origin")
     if kind is not RollKind.SAVE and command.against:
         raise RollError("only a save is made against an origin")
+    if command.target is not None:
+        Target(command.target)  # refuses a target out of range
 
 
 def _allowance(

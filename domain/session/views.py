@@ -77,6 +77,15 @@ def roll_line(roll: Roll, style: Style = PLAIN) -> str:
 def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
     """Return a roll as data: request, status, outcome and every die with its provenance."""
     request = roll.request
+    if roll.hidden and not session.is_gm(viewer):
+        # A player learns that the GM rolled, not for whom, what or why.
+        return {
+            "session_id": session.session_id,
+            "roll_id": roll.roll_id,
+            "roller": request.roller,
+            "blind": True,
+            "status": "hidden",
+        }
     view: dict[str, Any] = {
         "session_id": session.session_id,
         "roll_id": roll.roll_id,
@@ -86,8 +95,6 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
         "blind": request.blind,
         "label": request.label,
     }
-    if roll.hidden and not session.is_gm(viewer):
-        return {**view, "status": "hidden"}
     resolution = roll.resolution
     view |= {
         "expression": request.side.expression,

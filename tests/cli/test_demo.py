@@ -39,7 +39,7 @@ def test_demo_shows_every_part_of_a_session_and_verifies(tmp_path: Path) -> None
         "== Explore further",
     ):
         assert expected in output
-    assert "ghoul perception): the GM rolled blind" in output  # a player's view
+    assert "#8: the GM rolled blind" in output  # a player sees neither label nor NPC
     with (tmp_path / "one" / "sunken-crypt-stats.csv").open(newline="") as handle:
         players = {row["player"] for row in csv.DictReader(handle)}
     assert {"ann", "bram", "cara"} <= players

@@ -242,7 +242,7 @@ def test_gm_rolls_blind_and_players_see_only_that_it_happened(ledger: Ledger, ta
     seen = ledger.data("ann", "session", "show", table)["rolls"][0]
     assert seen["status"] == "hidden"
     assert "dice" not in seen and "total" not in seen
-    assert "#1 gm check: the GM rolled blind" in ledger.ok("ann", "session", "show", table)
+    assert "#1: the GM rolled blind" in ledger.ok("ann", "session", "show", table)
     assert ledger.data("gm", "session", "show", table)["rolls"][0]["total"] == 19
 
 

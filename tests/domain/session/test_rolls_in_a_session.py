@@ -209,3 +209,28 @@ def test_replaying_the_recorded_dice_gives_the_same_roll() -> None:
     assert state.total == table.state.rolls[1].resolution.total  # type: ignore[union-attr]
     assert [d.face for d in state.dice] == [20, 7, 4, 11, 2]
     assert state.total == 20 + 11 + 4 + 2
+
+
+def test_amounts_and_targets_out_of_range_are_refused_in_plain_words() -> None:
+    table = Table()
+    huge = cmd.RequestRoll("effect", "1d6", eased=(Amount(10**20),))
+    assert "between 0 and 1,000,000" in str(table.refused("ann", huge))
+    far = cmd.RequestRoll("check", "1d20", target=10**20)
+    assert "within ±1,000,000" in str(table.refused("ann", far))
+
+
+def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() -> None:
+    from domain.session.views import roll_view
+
+    table = Table()
+    secret = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="goblin", label="sneak")
+    table.run("gm", secret, [12])
+    view = roll_view(table.state, table.state.rolls[1], "ann")
+    assert view == {
+        "session_id": "s1",
+        "roll_id": 1,
+        "roller": "gm",
+        "blind": True,
+        "status": "hidden",
+    }
+    assert roll_view(table.state, table.state.rolls[1], "gm")["label"] == "sneak"
