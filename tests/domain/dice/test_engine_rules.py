@@ -238,3 +238,24 @@ def test_manual_faces_left_over_are_refused() -> None:
     roll(plain("2d6"), source)
     with pytest.raises(ManualFacesError, match="used 2, 1 left over"):
         source.finish()
+
+
+def test_r14_reroll_then_fresh_choice_then_explosion_of_the_newly_counted_die() -> None:
+    state = start(check("1d20", adv=1), ManualSource([6, 9]), rerolls=1)
+    state = reroll(state, [1], ManualSource([20, 12]))
+    # The new 20 outranks the 6, counts, and only then explodes: one d20 showing 12.
+    assert [(d.sides, d.face, d.reason) for d in state.dice] == [
+        (20, 6, Reason.INITIAL),
+        (20, 9, Reason.INITIAL),
+        (20, 20, Reason.REROLL),
+        (20, 12, Reason.EXPLOSION),
+    ]
+    assert state.total == 32
+
+
+def test_r14_ease_before_division_and_the_target_compared_last() -> None:
+    spec = check("(1d20+3)/2", eased=mods(2))
+    state = roll(spec, ManualSource([15]))
+    assert state.total == (15 + 3 + 2) // 2
+    assert judge(state.total, Target(10)).success is True
+    assert judge(state.total, Target(11)).success is False
