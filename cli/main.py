@@ -6,6 +6,7 @@ import click
 
 from cli.context import AppContext, default_actor
 from cli.lazy import LazyGroup
+from domain import __version__
 from domain.errors import DiceledgerError
 
 
@@ -20,7 +21,7 @@ class DiceledgerGroup(LazyGroup):
 
 
 @click.group(cls=DiceledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="diceledger", prog_name="diceledger")
+@click.version_option(__version__, prog_name="diceledger")
 @click.option(
     "--db",
     "db_url",

@@ -13,9 +13,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Protocol
 
+from domain import __version__
 from domain.dice.sources import DiceSource, SeededSource
 from domain.errors import ConcurrencyError, IntegrityError, NotFoundError
 from domain.records import RecordedEvent
@@ -37,14 +37,6 @@ class Vault(Protocol):
     def put(self, stream_id: str, seed: bytes) -> str: ...
 
     def get(self, stream_id: str, commitment: str) -> bytes | None: ...
-
-
-def client_version() -> str:
-    """Return the installed diceledger version, recorded in every event's meta."""
-    try:
-        return version("diceledger")
-    except PackageNotFoundError:  # running from a source tree without installing
-        return "unknown"
 
 
 def session_id_for(title: str, suffix: str) -> str:
@@ -79,7 +71,6 @@ class SessionService:
         self.vault = vault
         self._new_seed = new_seed
         self._new_suffix = new_suffix
-        self._version = client_version()
         self._states: dict[str, SessionState] = {}
         self._seeds: dict[tuple[str, str], bytes] = {}
 
@@ -151,7 +142,7 @@ class SessionService:
         meta = {
             "actor": actor,
             "correlation_id": correlation or str(uuid.uuid4()),
-            "client_version": self._version,
+            "client_version": __version__,
         }
         envelopes = [new_event(e, str(uuid.uuid4()), meta) for e in events]
         self.store.append(session_id, envelopes, state.version)

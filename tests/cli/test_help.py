@@ -51,3 +51,10 @@ def test_top_level_help_lists_every_command_without_importing_them() -> None:
 def test_version_is_printed() -> None:
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0 and result.output.startswith("diceledger, version ")
+
+
+def test_the_version_shown_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.output.strip() == f"diceledger, version {version('diceledger')}"
