@@ -6,7 +6,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from infra.db import WRITE_OPTION, make_engine, resolve_url
-from infra.store.schema import metadata
+from infra.schema import metadata
 
 config = context.config
 

@@ -10,10 +10,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-# Registers the projection tables on the metadata that migrations are compared with;
-# every Alembic run loads this file, so the comparison always sees them.
-import infra.projections.schema  # noqa: F401
-
 revision = "0003_statistics_projection"
 down_revision = "0002_seed_vault"
 branch_labels = None

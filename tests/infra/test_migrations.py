@@ -19,7 +19,7 @@ from infra.db import (
     open_engine,
     upgrade,
 )
-from infra.store.schema import metadata
+from infra.schema import metadata
 from infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event
