@@ -7,9 +7,12 @@ the user's own data directory. With the same --seed the dice come out the same.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import shlex
 import tempfile
+import textwrap
 from pathlib import Path
 
 import click
@@ -18,6 +21,7 @@ from cli.context import AppContext
 from domain.session.rolls import replay_state
 
 TITLE = "The Sunken Crypt"
+WIDTH = 80
 
 
 class Tour:
@@ -40,20 +44,45 @@ class Tour:
         from cli.main import cli
 
         shown = [a.replace(self.session, "$S") if self.session else a for a in args]
-        click.secho(
-            f"$ diceledger --as {actor} {shlex.join(shown)}".replace("'$S'", "$S"), dim=True
-        )
+        words = ["$", "diceledger", "--as", actor, *(shlex.quote(a) for a in shown)]
+        click.secho(shell_lines([w.replace("'$S'", "$S") for w in words]), dim=True)
         app = AppContext(self.url, actor, False, self.services)
-        cli.main(
-            ["--db", self.url, "--as", actor, *args],
-            prog_name="diceledger",
-            standalone_mode=False,
-            obj=app,
-        )
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            cli.main(
+                ["--db", self.url, "--as", actor, *args],
+                prog_name="diceledger",
+                standalone_mode=False,
+                obj=app,
+            )
+        for line in printed.getvalue().splitlines():
+            click.echo(fit(line))
 
     def lowest_die(self, roll_id: int) -> int:
         state = replay_state(self.services.sessions.load(self.session).rolls[roll_id])
         return min(state.live, key=lambda i: state.dice[i].face)
+
+
+def shell_lines(words: list[str]) -> str:
+    """Join a command's words into lines of at most WIDTH, continued with a backslash."""
+    lines = [words[0]]
+    for word in words[1:]:
+        if len(lines[-1]) + 1 + len(word) > WIDTH - 2:
+            lines[-1] += " \\"
+            lines.append("    " + word)
+        else:
+            lines[-1] += " " + word
+    return "\n".join(lines)
+
+
+def fit(line: str) -> str:
+    """Wrap a long output line to WIDTH, continuing under its own indent."""
+    if len(line) <= WIDTH:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.fill(
+        line, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
 
 
 def play(tour: Tour, folder: Path) -> None:
@@ -205,7 +234,8 @@ def demo(seed: int, directory: str | None) -> None:
         raise click.ClickException(f"{store} exists already; choose another --dir")
     url = f"sqlite:///{store}"
     click.echo(f"demo store: {store}")
-    click.echo(f"to type the commands yourself: export DICELEDGER_DB={url}")
+    click.echo("to type the commands below yourself, first:")
+    click.echo(f"  export DICELEDGER_DB={url}")
     tour = Tour(url, seed)
     play(tour, folder)
     click.echo()
@@ -215,7 +245,8 @@ def demo(seed: int, directory: str | None) -> None:
         f"diceledger --as mira session show {tour.session}",
         f"diceledger --as mira dispute review {tour.session} 2",
         f"diceledger verify {tour.session} --json",
-        f"diceledger export {tour.session} -o crypt.jsonl && diceledger verify --file crypt.jsonl",
+        f"diceledger export {tour.session} -o crypt.jsonl",
+        "diceledger verify --file crypt.jsonl",
         'diceledger odds "1d20+3" --target 15 --adv 1',
     ):
         click.echo(f"  {line}")
