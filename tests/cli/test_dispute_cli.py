@@ -57,7 +57,7 @@ def test_only_a_gm_reviews_or_rules_and_only_open_disputes_are_ruled(
 def test_verify_passes_a_clean_session_and_names_dice_not_yet_verifiable(
     ledger: Ledger, table: str
 ) -> None:
-    ledger.ok("ann", "check", table, "1d20+2", "--target", "12")
+    ledger.ok("ann", "check", table, "1d20n+2", "--target", "12")  # one die, never more
     report = ledger.data("ann", "verify", table)
     assert report["ok"] is True and report["not_yet_verifiable_dice"] == 1
     assert report["unrevealed_epochs"] == [1]
