@@ -11,7 +11,7 @@ from domain.errors import PermissionDeniedError, RerollError, RollError
 from domain.session import commands as cmd
 from domain.session import events as ev
 from domain.session.context import Context
-from domain.session.decide_rolls import finish_manual, resolution, source_for
+from domain.session.decide_rolls import check_label, finish_manual, resolution, source_for
 from domain.session.guards import find_roll, require_gm, require_member, require_open
 from domain.session.rolls import dice_events, replay_state, spec_of
 from domain.session.state import AWAITING, Roll, SessionState
@@ -32,6 +32,7 @@ def request_opposed(
         raise RollError("an opposed check needs two different sides")
     if command.blind:
         require_gm(state, ctx.actor, "roll blind")
+    check_label(command.label)
     roll_id = len(state.rolls) + 1
     request = ev.RollRequested(
         roll_id=roll_id,

@@ -103,7 +103,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     owner = _owner(state, ctx, command.on_behalf_of, command.blind)
     _check_target(command, kind)
     _replaced(state, command.replaces, owner)
-    _check_label(command.label)
+    check_label(command.label)
     roll_id = len(state.rolls) + 1
     action_id, granted, scope, usable = _allowance(state, command, roll_id, kind)
     action = state.actions.get(action_id)
@@ -169,7 +169,8 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     return events
 
 
-def _check_label(label: str | None) -> None:
+def check_label(label: str | None) -> None:
+    """Refuse a label longer than a line can show."""
     if label is not None and len(label) > MAX_LABEL:
         raise RollError(f"a label may have at most {MAX_LABEL} characters")
 

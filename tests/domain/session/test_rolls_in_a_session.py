@@ -234,3 +234,11 @@ def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() ->
         "status": "hidden",
     }
     assert roll_view(table.state, table.state.rolls[1], "gm")["label"] == "sneak"
+
+
+def test_overlong_labels_are_refused_on_every_kind_of_roll() -> None:
+    table = Table()
+    label = "x" * 81
+    assert "at most 80" in str(table.refused("ann", cmd.RequestRoll("effect", "1d6", label=label)))
+    opposed = cmd.RequestOpposed(CheckSide("ann", "1d20"), CheckSide("bob", "1d20"), label=label)
+    assert "at most 80" in str(table.refused("ann", opposed))
