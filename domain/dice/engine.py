@@ -10,7 +10,7 @@ same draws and the same choices always give the same state.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
@@ -98,14 +98,7 @@ def _value_with_ease(node: Node, values: dict[int, int], ease: int) -> int:
 
 def term_slots(spec: RollSpec) -> tuple[tuple[int, ...], ...]:
     """Return the slots of each dice term; the check term has one per pool die."""
-    check_term = spec.check_term
-    layout: list[tuple[int, ...]] = []
-    start = 0
-    for term in spec.expression.terms:
-        size = spec.check.pool_size if spec.check and term.term == check_term else term.count
-        layout.append(tuple(range(start, start + size)))
-        start += size
-    return tuple(layout)
+    return spec.layout
 
 
 def _counted_slots(spec: RollSpec, dice: tuple[Die, ...], live: tuple[int, ...]) -> tuple[int, ...]:
@@ -223,7 +216,7 @@ def _check_rerollable(state: RollState, index: int) -> None:
 
 def accept(state: RollState) -> RollState:
     """Close the roll; any allowance left is given up."""
-    return replace(state, accepted=True)
+    return RollState(state.spec, state.dice, state.live, state.chains, state.rerolls_left, True)
 
 
 class RerollPolicy(Protocol):

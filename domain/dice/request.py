@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from domain.dice.ast import Expression
@@ -54,37 +54,34 @@ def total(modifiers: tuple[Modifier, ...]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class CheckDie:
-    """How the check die is rolled: netted advantage score (R7) and median (R8)."""
+    """How the check die is rolled: netted advantage score (R7) and median (R8).
+
+    ``score``, ``pool_size`` and ``counted_rank`` are worked out once, when the request is
+    made, since every die drawn for the roll consults them.
+    """
 
     advantage: tuple[Modifier, ...] = ()
     disadvantage: tuple[Modifier, ...] = ()
     median: bool = False
+    # sum(advantage) - sum(disadvantage) (R7).
+    score: int = field(init=False, compare=False, repr=False)
+    # How many check dice are rolled: 1+|X|, or 3+|X| for a median check.
+    pool_size: int = field(init=False, compare=False, repr=False)
+    # Which face counts, as a 0-based rank in descending face order: advantage the highest,
+    # disadvantage the lowest; median the middle of three, the second-highest with
+    # advantage, the second-lowest with disadvantage.
+    counted_rank: int = field(init=False, compare=False, repr=False)
 
-    @property
-    def score(self) -> int:
-        """Return sum(advantage) - sum(disadvantage) (R7)."""
-        return total(self.advantage) - total(self.disadvantage)
-
-    @property
-    def pool_size(self) -> int:
-        """Return how many check dice are rolled: 1+|X|, or 3+|X| for a median check."""
-        return (3 if self.median else 1) + abs(self.score)
-
-    @property
-    def counted_rank(self) -> int:
-        """Return which face counts, as a 0-based rank in descending face order.
-
-        Advantage: the highest (rank 0). Disadvantage: the lowest. Median: the middle of
-        three, the second-highest with advantage, the second-lowest with disadvantage.
-        """
-        size, score = self.pool_size, self.score
+    def __post_init__(self) -> None:
+        score = total(self.advantage) - total(self.disadvantage)
+        size = (3 if self.median else 1) + abs(score)
         if self.median:
-            if score > 0:
-                return 1
-            if score < 0:
-                return size - 2
-            return 1
-        return 0 if score >= 0 else size - 1
+            rank = size - 2 if score < 0 else 1
+        else:
+            rank = 0 if score >= 0 else size - 1
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "pool_size", size)
+        object.__setattr__(self, "counted_rank", rank)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,28 +121,34 @@ class RollSpec:
     eased: tuple[Modifier, ...] = ()
     hindered: tuple[Modifier, ...] = ()
     exploding: bool = True
+    # Worked out once from the fields above (see __post_init__): the index of the check-die
+    # term (None for a plain roll), the net Eased minus Hindered (R9), and the slots
+    # (base dice) of each term in draw order, the check term having one per pool die.
+    check_term: int | None = field(init=False, compare=False, repr=False)
+    ease: int = field(init=False, compare=False, repr=False)
+    layout: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        terms = self.expression.terms
+        check_term = None
         if self.check is not None:
-            if self.check_term is None:
+            check_term = next((t.term for t in terms if t.count == 1), None)
+            if check_term is None:
                 raise RollError(
                     f"a check needs a single check die such as 1d20 in '{self.expression.text}'"
                 )
         dice = self.expression.dice_count + (self.check.pool_size - 1 if self.check else 0)
         if dice > MAX_DICE_PER_ROLL:
             raise RollError(f"a roll may use at most {MAX_DICE_PER_ROLL} dice, this one {dice}")
-
-    @property
-    def check_term(self) -> int | None:
-        """Return the index of the check-die term, or None for a plain roll."""
-        if self.check is None:
-            return None
-        return next((t.term for t in self.expression.terms if t.count == 1), None)
-
-    @property
-    def ease(self) -> int:
-        """Return the net Eased minus Hindered amount (R9)."""
-        return total(self.eased) - total(self.hindered)
+        layout: list[tuple[int, ...]] = []
+        start = 0
+        for term in terms:
+            size = self.check.pool_size if self.check and term.term == check_term else term.count
+            layout.append(tuple(range(start, start + size)))
+            start += size
+        object.__setattr__(self, "check_term", check_term)
+        object.__setattr__(self, "ease", total(self.eased) - total(self.hindered))
+        object.__setattr__(self, "layout", tuple(layout))
 
 
 def build_spec(

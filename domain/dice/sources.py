@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +24,7 @@ ALGORITHM = "hmac-sha256/u32-reject/v1"
 MESSAGE_TAG = b"diceledger/draw/v1"
 WORDS_PER_BLOCK = 8
 _U32 = 1 << 32
+_EIGHT_WORDS = struct.Struct(">8I")  # a 32-byte block as eight big-endian words
 
 
 class Provenance(StrEnum):
@@ -91,8 +93,7 @@ class SeededSource:
     def _words_of(self, block: int) -> tuple[int, ...]:
         mac = self._mac.copy()
         mac.update(block.to_bytes(4, "big"))
-        digest = mac.digest()
-        return tuple(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 32, 4))
+        return _EIGHT_WORDS.unpack(mac.digest())
 
     def draw(self, sides: int) -> Draw:
         """Return the next face for a die of ``sides``, skipping words that would bias it."""
