@@ -495,3 +495,8 @@ def test_r2_format_expression_round_trips_to_an_equal_tree(fragment: Fragment) -
     reparsed = parse(canonical)
     assert shape(reparsed.root) == shape(parsed.root)
     assert format_expression(reparsed) == canonical
+
+
+def test_r1_digits_other_than_ascii_are_not_read_as_a_die_size() -> None:
+    with pytest.raises(DiceNotationError, match="expected a die size after 'd'"):
+        parse("d\uff12\uff10")  # fullwidth "20"
