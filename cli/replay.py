@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from cli.context import AppContext, json_option, pass_app
-from domain.errors import NotFoundError
+from domain.errors import unknown_session
 from domain.hashchain import format_timestamp
 from domain.projections.logged import state_as_of, until
 from domain.projections.summary import standing
@@ -64,9 +64,7 @@ def replay(
 
     items = list(logged_all(app.services().store.read_stream(session_id)))
     if not items:
-        raise NotFoundError(
-            f"unknown session '{session_id}'; `diceledger session list` shows yours"
-        )
+        raise unknown_session(session_id)
     hidden = hidden_from(state_as_of(items), app.actor)
     shown = list(until(items, until_position, at))
     as_of = until_position is not None or at is not None

@@ -65,6 +65,11 @@ class NotFoundError(CommandRefusedError):
     """An unknown session, roll, action or member."""
 
 
+def unknown_session(session_id: str) -> NotFoundError:
+    """Return the error for a session id that names no session, with where to look."""
+    return NotFoundError(f"unknown session '{session_id}'; `diceledger session list` shows yours")
+
+
 class PermissionDeniedError(CommandRefusedError):
     """The actor may not do this (not a member, not the GM)."""
 

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from domain import __version__
 from domain.dice.sources import DiceSource, SeededSource
-from domain.errors import ConcurrencyError, IntegrityError, NotFoundError
+from domain.errors import ConcurrencyError, IntegrityError, unknown_session
 from domain.records import RecordedEvent
 from domain.session import commands as cmd
 from domain.session.context import Context, DiceFactory
@@ -88,9 +88,7 @@ class SessionService:
         for record in self.store.read_stream(session_id, state.version + 1):
             evolve(state, record.stream_version, from_record(record))
         if not state.started:
-            raise NotFoundError(
-                f"unknown session '{session_id}'; `diceledger session list` shows yours"
-            )
+            raise unknown_session(session_id)
         self._states[session_id] = state
         return state
 

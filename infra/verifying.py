@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from domain.errors import NotFoundError, PermissionDeniedError
+from domain.errors import NotFoundError, PermissionDeniedError, unknown_session
 from domain.records import RecordedEvent
 from domain.session.state import replay
 from domain.verification.report import Report
@@ -27,9 +27,7 @@ def verify_session(store: EventStore, session_id: str, wrap: Wrap = _as_is) -> R
     """Verify a stored session; ``wrap`` may watch the records go by (a progress bar)."""
     report = verify_records(wrap(store.read_stream(session_id)), from_record)
     if report.events == 0:
-        raise NotFoundError(
-            f"unknown session '{session_id}'; `diceledger session list` shows yours"
-        )
+        raise unknown_session(session_id)
     return report
 
 
@@ -43,9 +41,7 @@ def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) ->
     records = list(store.read_stream(session_id))
     report = verify_records(records, from_record)
     if report.events == 0:
-        raise NotFoundError(
-            f"unknown session '{session_id}'; `diceledger session list` shows yours"
-        )
+        raise unknown_session(session_id)
     state = replay((r.stream_version, from_record(r)) for r in records)
     if not state.is_gm(actor):
         raise PermissionDeniedError("only a GM may review a roll")
