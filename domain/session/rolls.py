@@ -75,6 +75,23 @@ def dice_events(
     return events
 
 
+def die_records(
+    roll: Roll, side: int | None = None, round_: int | None = None
+) -> list[ev.DieRecord]:
+    """Return a roll's recorded dice in draw order; for an opposed check, one side and round.
+
+    Rerolled dice belong to single-sided rolls (opposed checks take no rerolls), so they
+    are always included.
+    """
+    records: list[ev.DieRecord] = []
+    for event in roll.dice:
+        if isinstance(event, ev.DieRerolled):
+            records.append(event.die)
+        elif side is None or (event.side, event.round) == (side, round_):
+            records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
+    return records
+
+
 def replay_state(roll: Roll) -> RollState:
     """Resolve a single-sided roll again from its recorded dice, rerolls included."""
     spec = spec_of(roll.request, roll.request.side)

@@ -14,7 +14,7 @@ from domain.dice.engine import RollState
 from domain.dice.render import PLAIN, Style, render_check, render_roll
 from domain.dice.request import Target
 from domain.session import events as ev
-from domain.session.rolls import replay_rounds, replay_state
+from domain.session.rolls import die_records, replay_rounds, replay_state
 from domain.session.state import RESOLVED, Roll, SessionState
 
 
@@ -46,16 +46,8 @@ def _dice(
     return rows
 
 
-def _records(roll: Roll, side: int = 0, round_: int = 1) -> dict[int, ev.DieRecord]:
-    records: dict[int, ev.DieRecord] = {}
-    for event in roll.dice:
-        if isinstance(event, ev.DiceRolled) and (event.side, event.round) == (side, round_):
-            records.update((d.index, d) for d in event.dice)
-        elif isinstance(event, ev.DieExploded) and (event.side, event.round) == (side, round_):
-            records[event.die.index] = event.die
-        elif isinstance(event, ev.DieRerolled) and side == 0:
-            records[event.die.index] = event.die
-    return records
+def _by_index(records: list[ev.DieRecord]) -> dict[int, ev.DieRecord]:
+    return {record.index: record for record in records}
 
 
 def roll_line(roll: Roll, style: Style = PLAIN) -> str:
@@ -112,13 +104,13 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
         "line": roll_line(roll),
     }
     if request.opponent is None:
-        return view | {"dice": _dice(replay_state(roll), _records(roll))}
+        return view | {"dice": _dice(replay_state(roll), _by_index(die_records(roll)))}
     rounds = replay_rounds(roll)
     dice = [
         row
         for number, pair in enumerate(rounds, start=1)
         for side, state in enumerate(pair)
-        for row in _dice(state, _records(roll, side, number), side=side, round=number)
+        for row in _dice(state, _by_index(die_records(roll, side, number)), side=side, round=number)
     ]
     last = rounds[-1]
     contestants = [

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from domain.dice.engine import Die, RollState
 from domain.errors import DiceledgerError
 from domain.session import events as ev
-from domain.session.rolls import replay_rounds, replay_state
+from domain.session.rolls import die_records, replay_rounds, replay_state
 from domain.session.state import Roll
 
 
@@ -37,18 +37,6 @@ def _recorded_shape(record: ev.DieRecord) -> tuple[object, ...]:
     )
 
 
-def _records(roll: Roll, side: int | None = None, round_: int | None = None) -> list[ev.DieRecord]:
-    records: list[ev.DieRecord] = []
-    for event in roll.dice:
-        if isinstance(event, ev.DieRerolled):
-            records.append(event.die)
-            continue
-        if side is not None and (event.side, event.round) != (side, round_):
-            continue
-        records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
-    return records
-
-
 def _compare_dice(roll_id: int, rolled: RollState, records: Sequence[ev.DieRecord]) -> list[str]:
     for die, record in zip(rolled.dice, records, strict=False):
         if _shape(die) != _recorded_shape(record):
@@ -71,7 +59,7 @@ def check_roll(roll: Roll) -> list[str]:
 
 def _check_single(roll: Roll) -> list[str]:
     rolled = replay_state(roll)
-    problems = _compare_dice(roll.roll_id, rolled, _records(roll))
+    problems = _compare_dice(roll.roll_id, rolled, die_records(roll))
     resolution = roll.resolution
     if resolution is None or problems:
         return problems
@@ -102,7 +90,7 @@ def _check_opposed(roll: Roll) -> list[str]:
     rounds = replay_rounds(roll)
     for number, pair in enumerate(rounds, start=1):
         for side, rolled in enumerate(pair):
-            problems = _compare_dice(roll.roll_id, rolled, _records(roll, side, number))
+            problems = _compare_dice(roll.roll_id, rolled, die_records(roll, side, number))
             if problems:
                 return problems
     request, resolution = roll.request, roll.resolution

@@ -8,7 +8,7 @@ from typing import Any
 from domain.dice.breakdown import breakdown, die_views
 from domain.dice.engine import Reason, RollState
 from domain.session import events as ev
-from domain.session.rolls import replay_rounds, replay_state
+from domain.session.rolls import die_records, replay_rounds, replay_state
 from domain.session.state import Roll, SessionState
 from domain.verification.derivation import matches, rederive
 from domain.verification.outcomes import check_roll
@@ -126,9 +126,7 @@ def resolution_steps(roll: Roll) -> list[str]:
 
 
 def _dice_rows(session: SessionState, roll: Roll) -> list[dict[str, Any]]:
-    records: list[ev.DieRecord] = []
-    for event in roll.dice:
-        records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
+    records = die_records(roll)
     standing: dict[int, tuple[bool, bool]] = {}
     if roll.request.opponent is None:
         standing = {v.die.index: (v.counted, v.discarded) for v in die_views(replay_state(roll))}
