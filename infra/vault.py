@@ -6,12 +6,11 @@ log records (SeedCommitted) until the seed is revealed.
 
 from __future__ import annotations
 
-import hashlib
-
 import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
+from domain.dice.sources import commitment
 from domain.errors import IntegrityError
 from infra.db import translate_errors, write_connection
 from infra.store.schema import seed_vault
@@ -21,7 +20,7 @@ def commitment_of(seed: bytes) -> str:
     """Return the public commitment to a seed: its SHA-256 in lowercase hex."""
     if not isinstance(seed, bytes) or not seed:
         raise IntegrityError("a seed must be non-empty bytes")
-    return hashlib.sha256(seed).hexdigest()
+    return commitment(seed)
 
 
 class InMemorySeedVault:

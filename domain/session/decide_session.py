@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-
-from domain.dice.sources import ALGORITHM
+from domain.dice.sources import ALGORITHM, commitment
 from domain.errors import CommandRefusedError, IntegrityError, PermissionDeniedError, RollError
 from domain.session import commands as cmd
 from domain.session import events as ev
@@ -57,7 +55,7 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
 
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:
     epoch = state.epoch
-    if hashlib.sha256(seed).hexdigest() != epoch.commitment:
+    if commitment(seed) != epoch.commitment:
         raise IntegrityError(
             f"the vault's seed for epoch {epoch.number} does not match its commitment"
         )

@@ -9,10 +9,10 @@ At the end, every seeded die of a revealed epoch is derived again from its seed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from domain.dice.sources import commitment
 from domain.errors import DiceledgerError
 from domain.hashchain import ChainVerifier
 from domain.records import RecordedEvent
@@ -93,7 +93,7 @@ class _Verifier:
             self._reroll_nonce(record, event)
         elif isinstance(event, ev.SeedRevealed):
             epoch = self.state.epochs[event.epoch - 1]
-            if hashlib.sha256(bytes.fromhex(event.seed)).hexdigest() != epoch.commitment:
+            if commitment(bytes.fromhex(event.seed)) != epoch.commitment:
                 self.bad_seeds.add(event.epoch)
                 self.fail(
                     record,
