@@ -11,7 +11,13 @@ from domain.errors import PermissionDeniedError, RerollError, RollError
 from domain.session import commands as cmd
 from domain.session import events as ev
 from domain.session.context import Context
-from domain.session.decide_rolls import check_label, finish_manual, resolution, source_for
+from domain.session.decide_rolls import (
+    check_label,
+    finish_manual,
+    new_request,
+    resolution,
+    source_for,
+)
 from domain.session.guards import find_roll, require_gm, require_member, require_open
 from domain.session.rolls import dice_events, replay_state, spec_of
 from domain.session.state import AWAITING, Roll, SessionState
@@ -34,30 +40,14 @@ def request_opposed(
         require_gm(state, ctx.actor, "roll blind")
     check_label(command.label)
     roll_id = len(state.rolls) + 1
-    request = ev.RollRequested(
-        roll_id=roll_id,
-        nonce=state.next_nonce,
-        epoch=state.epoch.number,
-        roller=ctx.actor,
-        on_behalf_of=side.name,
-        kind=RollKind.OPPOSED.value,
+    request = new_request(
+        state,
+        ctx,
+        command,
+        kind=RollKind.OPPOSED,
         side=side,
-        median=command.median,
-        exploding=command.exploding,
-        target=None,
-        dc_modifier=None,
-        dc_label=None,
-        against=None,
-        opponent=opponent,
         action_id=command.action_id or f"roll-{roll_id}",
-        rerolls_granted=0,
-        reroll_scope="effect",
-        blind=command.blind,
-        label=command.label,
-        client_seed=state.members[ctx.actor].client_seed,
-        salt=command.salt,
-        manual=command.faces is not None,
-        replaces=None,
+        opponent=opponent,
     )
     source = source_for(state, ctx, command.faces, command.salt)
     rounds = opposed(spec_of(request, side), spec_of(request, opponent), source)

@@ -117,30 +117,15 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         command.eased,
         command.hindered,
     )
-    request = ev.RollRequested(
-        roll_id=roll_id,
-        nonce=state.next_nonce,
-        epoch=state.epoch.number,
-        roller=ctx.actor,
-        on_behalf_of=owner,
-        kind=kind.value,
+    request = new_request(
+        state,
+        ctx,
+        command,
+        kind=kind,
         side=side,
-        median=command.median,
-        exploding=command.exploding,
-        target=command.target,
-        dc_modifier=command.dc_modifier,
-        dc_label=command.dc_label,
-        against=command.against,
-        opponent=None,
         action_id=action_id,
         rerolls_granted=granted,
         reroll_scope=scope,
-        blind=command.blind,
-        label=command.label,
-        client_seed=state.members[ctx.actor].client_seed,
-        salt=command.salt,
-        manual=command.faces is not None,
-        replaces=command.replaces,
     )
     spec = spec_of(request, side)
     source = source_for(state, ctx, command.faces, command.salt)
@@ -167,6 +152,47 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     if not rolled.awaiting_decision or command.auto_reroll:
         events.append(resolution(request, rolled))
     return events
+
+
+def new_request(
+    state: SessionState,
+    ctx: Context,
+    command: cmd.RequestRoll | cmd.RequestOpposed,
+    *,
+    kind: RollKind,
+    side: ev.CheckSide,
+    action_id: str,
+    opponent: ev.CheckSide | None = None,
+    rerolls_granted: int = 0,
+    reroll_scope: str = "effect",
+) -> ev.RollRequested:
+    """Return the request event: the next roll id and nonce, the epoch, and what was asked."""
+    checked = command if isinstance(command, cmd.RequestRoll) else None
+    return ev.RollRequested(
+        roll_id=len(state.rolls) + 1,
+        nonce=state.next_nonce,
+        epoch=state.epoch.number,
+        roller=ctx.actor,
+        on_behalf_of=side.name,
+        kind=kind.value,
+        side=side,
+        median=command.median,
+        exploding=command.exploding,
+        target=checked.target if checked else None,
+        dc_modifier=checked.dc_modifier if checked else None,
+        dc_label=checked.dc_label if checked else None,
+        against=checked.against if checked else None,
+        opponent=opponent,
+        action_id=action_id,
+        rerolls_granted=rerolls_granted,
+        reroll_scope=reroll_scope,
+        blind=command.blind,
+        label=command.label,
+        client_seed=state.members[ctx.actor].client_seed,
+        salt=command.salt,
+        manual=command.faces is not None,
+        replaces=checked.replaces if checked else None,
+    )
 
 
 def check_label(label: str | None) -> None:
