@@ -1,9 +1,12 @@
-"""W6: wall time of `diceledger --help` and of one `check`, against Python's own start-up.
+"""W6: wall time of `diceledger --help` and of whole commands, against Python's own start-up.
 
 Each command runs as a fresh process, as a person's shell would run it; rounds are
 interleaved so load on the machine hits every command alike, and figures are medians.
 Baselines: `python -c pass` (the interpreter alone) and `python -c "import sqlalchemy"`
-(what any command touching the store must import).
+(what any command touching the store must import). Every command but `--help` runs
+twice: in a new session, and in a long one (a GM, two players and LONG_ROLLS checks,
+about three times as many events), because each command replays its session's stream.
+Issue 4 asks for half a second per command.
 
 Run: .venv/bin/python bench/w6_cli.py [--quick] [--rounds N]
 """
@@ -22,7 +25,13 @@ from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
 from benchlib.stats import median
 
+from domain.session import commands as cmd
+from domain.session.events import Amount
+from infra.bootstrap import bootstrap
+
 BIN = Path(sys.executable).parent
+LONG_ROLLS = 500
+TARGET_SECONDS = 0.5
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
@@ -31,28 +40,46 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def new_session(url: str, rolls: int) -> tuple[str, int]:
+    """Start a session with a GM and players ann and bob who make ``rolls`` checks."""
+    services = bootstrap(url)
+    session = services.sessions.start(f"W6 {rolls}", "gm").session_id
+    for player in ("ann", "bob"):
+        services.sessions.execute(session, player, cmd.JoinSession(player))
+    check = cmd.RequestRoll(kind="check", expression="1d20+3", advantage=(Amount(1),), target=12)
+    for number in range(rolls):
+        services.sessions.execute(session, ("ann", "bob")[number % 2], check)
+    return session, services.store.current_version(session)
+
+
+def session_commands(cli: str, session: str) -> dict[str, list[str]]:
+    """The commands a table runs most, against ``session``."""
+    return {
+        "check": [cli, "--as", "ann", "check", session, "1d20+5", "--target", "15", "--adv", "1"],
+        "roll": [cli, "--as", "bob", "roll", session, "8d6+3"],
+        "opposed": [cli, "--as", "ann", "opposed", session, "1d20+2", "--vs", "bob", "1d20"],
+        "session_show": [cli, "--as", "gm", "session", "show", session],
+        "verify": [cli, "--as", "gm", "verify", session],
+    }
+
+
 def main() -> None:
     options = parse_options(__doc__.splitlines()[0])
     rounds = options.rounds or (3 if options.quick else 15)
+    long_rolls = 100 if options.quick else LONG_ROLLS
     folder = Path(tempfile.mkdtemp(prefix="diceledger-w6-"))
-    env = {**os.environ, "DICELEDGER_DB": f"sqlite:///{folder / 'w6.sqlite'}", "NO_COLOR": "1"}
+    url = f"sqlite:///{folder / 'w6.sqlite'}"
+    env = {**os.environ, "DICELEDGER_DB": url, "NO_COLOR": "1"}
     cli = str(BIN / "diceledger")
-    started = subprocess.run(
-        [cli, "--as", "gm", "--json", "session", "start", "W6"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    session = json.loads(started.stdout)["session_id"]
-    subprocess.run(
-        [cli, "--as", "ann", "session", "join", session], env=env, check=True, capture_output=True
-    )
+    progress(f"preparing a new session and one of {long_rolls} checks")
+    short, short_events = new_session(url, 0)
+    long, long_events = new_session(url, long_rolls)
     commands = {
         "python_pass": [sys.executable, "-c", "pass"],
         "python_import_sqlalchemy": [sys.executable, "-c", "import sqlalchemy"],
         "help": [cli, "--help"],
-        "check": [cli, "--as", "ann", "check", session, "1d20+5", "--target", "15", "--adv", "1"],
+        **session_commands(cli, short),
+        **{f"{name}_long": argv for name, argv in session_commands(cli, long).items()},
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for number in range(rounds):
@@ -60,15 +87,20 @@ def main() -> None:
         for name, command in commands.items():
             times[name].append(timed(command, env))
     medians = {name: round(median(values), 4) for name, values in times.items()}
+    slowest = max(value for name, value in medians.items() if not name.startswith("python"))
     emit(
         "w6_cli",
         options.quick,
         machine=describe(),
         rounds=rounds,
+        events_in_session={"new": short_events, "long": long_events},
         median_seconds=medians,
+        slowest_command_seconds=slowest,
+        within_target=slowest <= TARGET_SECONDS,
         help_vs_python=round(medians["help"] / medians["python_pass"], 2),
         check_vs_python=round(medians["check"] / medians["python_pass"], 2),
         check_vs_import_sqlalchemy=round(medians["check"] / medians["python_import_sqlalchemy"], 2),
+        check_long_vs_new=round(medians["check_long"] / medians["check"], 2),
     )
 
 
