@@ -13,7 +13,6 @@ Run: .venv/bin/python bench/w6_cli.py [--quick] [--rounds N]
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
