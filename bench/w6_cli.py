@@ -6,6 +6,8 @@ Baselines: `python -c pass` (the interpreter alone) and `python -c "import sqlal
 (what any command touching the store must import). Every command but `--help` runs
 twice: in a new session, and in a long one (a GM, two players and LONG_ROLLS checks,
 about three times as many events), because each command replays its session's stream.
+Then, once per round, a whole table session (the one docs/cli.md shows, plus a dispute,
+replay, stats and verify) is played command by command, each command timed.
 Issue 4 asks for half a second per command.
 
 Run: .venv/bin/python bench/w6_cli.py [--quick] [--rounds N]
@@ -13,6 +15,7 @@ Run: .venv/bin/python bench/w6_cli.py [--quick] [--rounds N]
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,6 +65,68 @@ def session_commands(cli: str, session: str) -> dict[str, list[str]]:
     }
 
 
+def table_session(cli: str, env: dict[str, str]) -> dict[str, float]:
+    """Play a whole session as a GM (mara) and two players would; time every command."""
+    times: dict[str, float] = {}
+
+    def run(label: str, actor: str, *args: str) -> dict[str, object]:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [cli, "--as", actor, "--json", *args], env=env, check=True, capture_output=True
+        )
+        times[label] = time.perf_counter() - started
+        first = done.stdout.split(b"\n", 1)[0]  # replay prints JSON Lines
+        return json.loads(first) if first.startswith(b"{") else {}
+
+    s = str(run("session start", "mara", "session", "start", "Tomb of Ash")["session_id"])
+    run("session join", "ann", "session", "join", s, "--client-seed", "ann's lucky words")
+    run("session join (2nd)", "bob", "session", "join", s)
+    run("session list", "mara", "session", "list")
+    run("check --adv", "ann", "check", s, "1d20+5", "--target", "15", "--adv", "1:flank")
+    save = run(
+        "save --reroll 1",
+        "bob",
+        "save",
+        s,
+        "1d20+1",
+        "--dc",
+        "3:WIS",
+        "--against",
+        "banshee wail",
+        "--reroll",
+        "1",
+    )
+    run("reroll", "bob", "reroll", s, str(save["roll_id"]), "--die", "0")
+    run("roll --faces", "ann", "roll", s, "1d6+2", "--kind", "damage", "--faces", "6,6,4,2")
+    damage = run("roll --reroll 1", "ann", "roll", s, "2d8", "--kind", "damage", "--reroll", "1")
+    run("accept", "ann", "accept", s, str(damage["roll_id"]))
+    run("opposed", "ann", "opposed", s, "1d20+2", "--vs", "bob", "1d20+1")
+    blind = run(
+        "check --blind (GM)",
+        "mara",
+        "check",
+        s,
+        "1d20+4",
+        "--target",
+        "14",
+        "--for",
+        "goblin",
+        "--blind",
+    )
+    run("session show", "ann", "session", "show", s)
+    run("reveal", "mara", "reveal", s, str(blind["roll_id"]))
+    run("opposed vs NPC (GM)", "mara", "opposed", s, "1d20+3", "--vs", "ogre", "1d20+5")
+    run("dispute open", "bob", "dispute", "open", s, "1", "--reason", "rolled off the table")
+    run("dispute review", "mara", "dispute", "review", s, "1")
+    run("dispute resolve", "mara", "dispute", "resolve", s, "1", "--uphold")
+    run("seed reveal", "mara", "seed", "reveal", s)
+    run("replay", "ann", "replay", s)
+    run("stats", "mara", "stats", "--session", s)
+    run("session end", "mara", "session", "end", s)
+    run("verify", "bob", "verify", s)
+    return times
+
+
 def main() -> None:
     options = parse_options(__doc__.splitlines()[0])
     rounds = options.rounds or (3 if options.quick else 15)
@@ -85,8 +150,17 @@ def main() -> None:
         progress(f"round {number + 1}/{rounds}")
         for name, command in commands.items():
             times[name].append(timed(command, env))
+    progress(f"playing {rounds} whole table sessions")
+    table: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for label, seconds in table_session(cli, env).items():
+            table.setdefault(label, []).append(seconds)
     medians = {name: round(median(values), 4) for name, values in times.items()}
-    slowest = max(value for name, value in medians.items() if not name.startswith("python"))
+    table_medians = {label: round(median(values), 4) for label, values in table.items()}
+    slowest = max(
+        *(value for name, value in medians.items() if not name.startswith("python")),
+        *table_medians.values(),
+    )
     emit(
         "w6_cli",
         options.quick,
@@ -94,6 +168,7 @@ def main() -> None:
         rounds=rounds,
         events_in_session={"new": short_events, "long": long_events},
         median_seconds=medians,
+        table_session_median_seconds=table_medians,
         slowest_command_seconds=slowest,
         within_target=slowest <= TARGET_SECONDS,
         help_vs_python=round(medians["help"] / medians["python_pass"], 2),
