@@ -1,15 +1,17 @@
 """Time the roll-notation parser on 1,000-character expressions, valid and pathological.
 
-Prints one JSON line: microseconds per parse (best of several runs) for each case. The
+Prints one JSON line: microseconds of CPU per parse (best of several runs) for each case. The
 clock is this process's CPU time, so other work on the machine disturbs the figures less.
 Run: .venv/bin/python bench/parse_bench.py
 """
 
 from __future__ import annotations
 
-import json
 import time
 import timeit
+
+from benchlib.machine import describe
+from benchlib.options import emit, parse_options
 
 from domain.dice.notation import parse
 from domain.errors import DiceNotationError
@@ -49,8 +51,10 @@ def microseconds_per_parse(text: str, number: int = 200, repeat: int = 5) -> flo
 
 def main() -> None:
     """Print the timings as one JSON line."""
+    options = parse_options(__doc__.splitlines()[0])
     assert all(len(text) == 1000 for text in CASES.values())
-    print(json.dumps({name: microseconds_per_parse(text) for name, text in CASES.items()}))
+    timings = {name: microseconds_per_parse(text) for name, text in CASES.items()}
+    emit("parse_bench", options.quick, machine=describe(), microseconds_per_parse=timings)
 
 
 if __name__ == "__main__":
