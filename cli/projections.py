@@ -25,7 +25,9 @@ def projections() -> None:
 @json_option
 @pass_app
 def rebuild(app: AppContext) -> None:
-    """Rebuild the statistics from position 0, in batches, with a progress bar.
+    """Rebuild every projection (statistics, session directory) from position 0.
+
+    Each is rebuilt in batches, with a progress bar; the events are never touched.
 
     \b
     Example:
@@ -33,19 +35,22 @@ def rebuild(app: AppContext) -> None:
     """
     import time
 
-    projection = _projection(app)
-    head = projection.status().head
-    started = time.perf_counter()
-    with _bar(head, "rebuilding statistics", app.json) as advance:
-        folded = projection.rebuild(advance)
-    seconds = time.perf_counter() - started
-    status = projection.status()
+    results = []
+    for label, projection in _projections(app):
+        head = projection.status().head
+        started = time.perf_counter()
+        with _bar(head, f"rebuilding {label}", app.json) as advance:
+            folded = projection.rebuild(advance)
+        seconds = time.perf_counter() - started
+        status = projection.status()
+        results.append({**_status_json(status), "folded": folded, "seconds": round(seconds, 3)})
+        if not app.json:
+            click.echo(
+                f"{label} rebuilt: {folded:,} events in {seconds:.1f} s, "
+                f"checkpoint {status.checkpoint}"
+            )
     if app.json:
-        emit_json({**_status_json(status), "folded": folded, "seconds": round(seconds, 3)})
-        return
-    click.echo(
-        f"statistics rebuilt: {folded:,} events in {seconds:.1f} s, checkpoint {status.checkpoint}"
-    )
+        emit_json(results)
 
 
 @projections.command("status")
@@ -58,29 +63,46 @@ def status(app: AppContext) -> None:
     Example:
       diceledger projections status
     """
-    current = _projection(app).status()
+    statuses = [projection.status() for _, projection in _projections(app)]
     if app.json:
-        emit_json([_status_json(current)])
+        emit_json([_status_json(current) for current in statuses])
         return
-    state = "up to date" if current.behind == 0 else f"{current.behind:,} positions behind"
-    click.echo(
-        f"{current.name}: checkpoint {current.checkpoint:,} of head {current.head:,} ({state})"
-    )
+    for current in statuses:
+        state = "up to date" if current.behind == 0 else f"{current.behind:,} positions behind"
+        click.echo(
+            f"{current.name}: checkpoint {current.checkpoint:,} of head {current.head:,} ({state})"
+        )
 
 
 def caught_up(app: AppContext) -> Any:
     """Return the statistics projection after folding what it has not read yet."""
-    projection = _projection(app)
+    from infra.projections.wiring import statistics_projection
+
+    return _caught_up(statistics_projection(app.services()), "statistics", app.json)
+
+
+def directory_caught_up(app: AppContext) -> Any:
+    """Return the session directory after folding what it has not read yet."""
+    from infra.projections.wiring import session_directory
+
+    return _caught_up(session_directory(app.services()), "session directory", app.json)
+
+
+def _caught_up(projection: Any, label: str, quiet: bool) -> Any:
     behind = projection.status().behind
-    with _bar(behind, "updating statistics", app.json or behind < PROGRESS_THRESHOLD) as advance:
+    with _bar(behind, f"updating {label}", quiet or behind < PROGRESS_THRESHOLD) as advance:
         projection.catch_up(advance)
     return projection
 
 
-def _projection(app: AppContext) -> Any:
-    from infra.projections.wiring import statistics_projection
+def _projections(app: AppContext) -> list[tuple[str, Any]]:
+    from infra.projections.wiring import session_directory, statistics_projection
 
-    return statistics_projection(app.services())
+    services = app.services()
+    return [
+        ("statistics", statistics_projection(services)),
+        ("session directory", session_directory(services)),
+    ]
 
 
 def _status_json(status: Any) -> dict[str, Any]:

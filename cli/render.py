@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from cli.output import style, verdict
@@ -70,15 +68,3 @@ def echo_lines(lines: list[str]) -> None:
 def members_text(session: SessionState) -> str:
     """Return the members as 'name (role)' separated by commas."""
     return ", ".join(f"{m.name} ({m.role})" for m in session.members.values())
-
-
-def summary(session: SessionState) -> dict[str, Any]:
-    """Return the one-line facts of a session for `session list`."""
-    return {
-        "session_id": session.session_id,
-        "title": session.title,
-        "gm": session.creator,
-        "members": len(session.members),
-        "rolls": len(session.rolls),
-        "ended": session.ended,
-    }

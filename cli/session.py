@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from cli.context import AppContext, json_option, pass_app
 from cli.options import SESSION
 from cli.output import emit_json
-from cli.render import members_text, roll_text, summary
+from cli.render import members_text, roll_text
 from domain.session import commands as cmd
 from domain.session.views import session_view
 
@@ -78,8 +80,9 @@ def list_sessions(app: AppContext) -> None:
     Example:
       diceledger session list
     """
-    services = app.services()
-    rows = [summary(services.sessions.load(sid)) for sid in services.store.stream_ids()]
+    from cli.projections import directory_caught_up
+
+    rows = [asdict(entry) for entry in directory_caught_up(app).entries()]
     if app.json:
         emit_json(rows)
         return

@@ -36,3 +36,23 @@ stat_members = sa.Table(
     sa.Column("name", sa.String(200), primary_key=True),
     sa.Column("role", sa.String(20), nullable=False),
 )
+
+# The session directory (`session list`): one row per session, ordered by where it started.
+session_directory = sa.Table(
+    "session_directory",
+    metadata,
+    sa.Column("session_id", sa.String(200), primary_key=True),
+    sa.Column("title", sa.Text(), nullable=False),
+    sa.Column("gm", sa.Text(), nullable=False),
+    sa.Column("rolls", Amount, nullable=False),
+    sa.Column("ended", sa.Boolean(), nullable=False),
+    sa.Column("position", Position, nullable=False, unique=True),
+)
+
+# Members are kept by name, so that joining again (a player made co-GM) counts once.
+session_directory_members = sa.Table(
+    "session_directory_members",
+    metadata,
+    sa.Column("session_id", sa.String(200), primary_key=True),
+    sa.Column("name", sa.Text(), primary_key=True),
+)
