@@ -22,7 +22,7 @@ stat_counters = sa.Table(
     "stat_counters",
     metadata,
     sa.Column("session_id", sa.String(200), primary_key=True),
-    sa.Column("player", sa.String(200), primary_key=True),
+    sa.Column("player", sa.Text(), primary_key=True),
     sa.Column("scope", sa.String(10), primary_key=True),
     sa.Column("metric", sa.String(64), primary_key=True),
     sa.Column("value", Amount, nullable=False),
@@ -33,7 +33,7 @@ stat_members = sa.Table(
     "stat_members",
     metadata,
     sa.Column("session_id", sa.String(200), primary_key=True),
-    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("name", sa.Text(), primary_key=True),
     sa.Column("role", sa.String(20), nullable=False),
 )
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 import sqlalchemy as sa
 
 from domain.projections.statistics import fold_statistics
+from domain.session import commands as cmd
+from domain.session.decide_session import MAX_TEXT
 from infra.db import make_engine, upgrade
 from infra.projections.decoding import logged_all
 from infra.projections.schema import stat_counters
 from infra.projections.statistics import StatisticsProjection
 from infra.store.memory import InMemoryEventStore
-from tests.infra.played_tables import play
+from tests.infra.played_tables import Table, play
 
 
 def counters(projection: StatisticsProjection) -> dict[tuple[str, str, str, str], int]:
@@ -86,3 +90,17 @@ def test_status_shows_the_checkpoint_against_the_head(sqlite_url: str) -> None:
     finally:
         engine.dispose()
 
+
+def test_a_player_with_the_longest_name_allowed_is_counted(url: str) -> None:
+    # PostgreSQL enforces column widths: the tables must hold every name the domain takes.
+    store, engine = InMemoryEventStore(), make_engine(url)
+    name = "n" * MAX_TEXT
+    try:
+        table = Table(store, "long-names", random.Random(5))
+        table.run(name, cmd.JoinSession(name))
+        table.run(name, cmd.RequestRoll("check", "1d20", target=10))
+        projection = StatisticsProjection(engine, store)
+        projection.catch_up()
+        assert counters(projection)[("long-names", name, "all", "rolls.check")] == 1
+    finally:
+        engine.dispose()
