@@ -86,12 +86,32 @@ class SqlEventStore(EventStore):
         check_batch(stream_id, events_)
         if not events_:
             return []
-        with self._writing() as connection:
-            outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
-            if isinstance(outcome, list):
-                return outcome
-            sealed = seal(stream_id, events_, outcome, self._clock())
-            return self._insert(connection, sealed)
+        try:
+            with self._writing() as connection:
+                outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
+                if isinstance(outcome, list):
+                    return outcome
+                sealed = seal(stream_id, events_, outcome, self._clock())
+                return self._insert(connection, sealed)
+        except ConcurrencyError:
+            # On PostgreSQL the batch ids are looked up in a snapshot that may predate the
+            # append lock, so a retry racing its own first attempt collides with it rather
+            # than finding it. Once that attempt has committed, answer as to any retry.
+            original = self._recorded_batch(stream_id, events_)
+            if original is None:
+                raise
+            return original
+
+    def _recorded_batch(self, stream_id: str, events_: Sequence[NewEvent]) -> list[int] | None:
+        """Return the positions of a batch recorded in full, None if none of it is."""
+        query = sa.select(events.c.event_id, events.c.stream_id, events.c.position).where(
+            events.c.event_id.in_([event.event_id for event in events_])
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            recorded = {
+                row.event_id: (row.stream_id, row.position) for row in connection.execute(query)
+            }
+        return resolve_retry(stream_id, events_, recorded)
 
     def _retry_or_head(
         self,

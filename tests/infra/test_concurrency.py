@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 
 import pytest
+import sqlalchemy as sa
 
 from domain.hashchain import verify_chain
 from infra.db import make_engine, upgrade
 from infra.store.sql import SqlEventStore
 from tests.infra import workers
+from tests.infra.support import new_event
 
 pytestmark = pytest.mark.slow
 
@@ -78,3 +81,52 @@ def test_a_reader_catching_up_by_position_sees_every_event_once_in_order(
     assert len(set(positions)) == len(positions)
     assert sorted(record.event_id for record in seen) == sorted(written)
     assert verify_chain(seen) is None
+
+
+@pytest.mark.postgres
+def test_a_retry_racing_its_own_first_attempt_gets_the_original_positions(
+    postgres_url: str,
+) -> None:
+    # The retry's lookup runs in a snapshot taken before it waits for the append lock;
+    # the first attempt commits while it waits, so the retry's insert hits the unique
+    # event ids. It must still answer with the first attempt's positions.
+    upgrade(postgres_url)
+    first_engine, retry_engine = make_engine(postgres_url), make_engine(postgres_url)
+    first, retry = SqlEventStore(first_engine), SqlEventStore(retry_engine)
+    release = threading.Event()
+    sa.event.listen(first_engine, "commit", lambda _connection: release.wait(10))
+    batch = [new_event(), new_event()]
+    outcomes: dict[str, object] = {}
+
+    def attempt(name: str, store: SqlEventStore) -> None:
+        try:
+            outcomes[name] = store.append("s1", batch, expected_version=0)
+        except Exception as error:  # the assertion below shows what happened
+            outcomes[name] = error
+
+    threads = [threading.Thread(target=attempt, args=("first", first))]
+    threads[0].start()
+    with retry_engine.connect() as watcher:
+        wait_for(watcher, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", 1)
+        threads.append(threading.Thread(target=attempt, args=("retry", retry)))
+        threads[1].start()
+        waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        wait_for(watcher, waiting, 1)
+    release.set()
+    for thread in threads:
+        thread.join(20)
+    try:
+        assert outcomes["retry"] == outcomes["first"]
+        assert first.current_version("s1") == 2 and len(list(first.read_all())) == 2
+    finally:
+        first_engine.dispose()
+        retry_engine.dispose()
+
+
+def wait_for(connection: sa.Connection, query: str, count: int) -> None:
+    """Poll a count query until it reaches ``count`` (within 10 s)."""
+    deadline = time.monotonic() + 10
+    while connection.execute(sa.text(query)).scalar_one() < count:
+        assert time.monotonic() < deadline, f"timed out waiting for: {query}"
+        time.sleep(0.01)
+        connection.rollback()  # a fresh snapshot for the next poll
