@@ -10,6 +10,7 @@ from itertools import islice
 from domain.errors import IntegrityError
 from domain.hashchain import ChainHead, ChainVerifier
 from domain.records import RecordedEvent
+from infra.store.sealing import check_names
 
 IMPORT_CHUNK_SIZE = 500
 
@@ -32,6 +33,12 @@ def plan_import(
         existing = find_existing([record.event_id for record in chunk])
         fresh: list[RecordedEvent] = []
         for record in chunk:
+            try:
+                check_names(record.event_id, record.stream_id, record.event_type)
+            except IntegrityError as error:
+                raise IntegrityError(
+                    f"import refused at position {record.position}: {error}"
+                ) from None
             present = existing.get(record.event_id)
             if present is not None:
                 _require_identical(record, present)

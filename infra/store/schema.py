@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from infra.store.sealing import EVENT_TYPE_LENGTH, STREAM_ID_LENGTH
+
 metadata = sa.MetaData()
 
 # INTEGER on SQLite so the column is the rowid; with AUTOINCREMENT a position is never reused.
@@ -14,9 +16,9 @@ events = sa.Table(
     metadata,
     sa.Column("position", Position, sa.Identity(), primary_key=True),
     sa.Column("event_id", sa.String(36), nullable=False),
-    sa.Column("stream_id", sa.String(200), nullable=False),
+    sa.Column("stream_id", sa.String(STREAM_ID_LENGTH), nullable=False),
     sa.Column("stream_version", sa.Integer(), nullable=False),
-    sa.Column("event_type", sa.String(100), nullable=False),
+    sa.Column("event_type", sa.String(EVENT_TYPE_LENGTH), nullable=False),
     sa.Column("schema_version", sa.Integer(), nullable=False),
     sa.Column("data", sa.JSON(), nullable=False),
     sa.Column("meta", sa.JSON(), nullable=False),
@@ -33,7 +35,7 @@ events = sa.Table(
 seed_vault = sa.Table(
     "seed_vault",
     metadata,
-    sa.Column("stream_id", sa.String(200), primary_key=True),
+    sa.Column("stream_id", sa.String(STREAM_ID_LENGTH), primary_key=True),
     sa.Column("commitment", sa.String(64), primary_key=True),
     sa.Column("seed", sa.LargeBinary(), nullable=False),
 )

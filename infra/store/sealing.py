@@ -11,17 +11,36 @@ from domain.errors import IntegrityError
 from domain.hashchain import ChainHead, event_hash
 from domain.records import NewEvent, RecordedEvent
 
+# The widths the SQL schema declares. PostgreSQL enforces them and SQLite does not, so
+# every backend checks them here and refuses alike, before anything is written.
+STREAM_ID_LENGTH = 200
+EVENT_TYPE_LENGTH = 100
+
 
 def check_batch(stream_id: str, events: Sequence[NewEvent]) -> None:
-    """Refuse a batch with a bad stream id, malformed or repeated event ids."""
-    if not isinstance(stream_id, str) or not stream_id:
-        raise IntegrityError("stream id must be a non-empty string")
+    """Refuse a batch with a bad stream id or event type, malformed or repeated event ids."""
     seen: set[str] = set()
     for event in events:
-        check_event_id(event.event_id)
+        check_names(event.event_id, stream_id, event.event_type)
         if event.event_id in seen:
             raise IntegrityError(f"event id {event.event_id} appears twice in one batch")
         seen.add(event.event_id)
+    if not events:
+        _check_text("stream id", stream_id, STREAM_ID_LENGTH)
+
+
+def check_names(event_id: str, stream_id: str, event_type: str) -> None:
+    """Refuse an event whose id, stream id or type the schema cannot hold as given."""
+    check_event_id(event_id)
+    _check_text("stream id", stream_id, STREAM_ID_LENGTH)
+    _check_text("event type", event_type, EVENT_TYPE_LENGTH)
+
+
+def _check_text(what: str, value: str, length: int) -> None:
+    if not isinstance(value, str) or not value:
+        raise IntegrityError(f"{what} must be a non-empty string")
+    if len(value) > length:
+        raise IntegrityError(f"{what} is longer than {length} characters")
 
 
 def check_event_id(event_id: str) -> None:

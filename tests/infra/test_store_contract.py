@@ -146,6 +146,31 @@ def test_malformed_event_ids_are_refused(store: EventStore, event_id: str, reaso
     assert store.head_position() == 0
 
 
+@pytest.mark.parametrize(
+    ("stream_id", "event_type", "reason"),
+    [
+        ("s" * 201, "DiceRolled", "stream id is longer than 200"),
+        ("", "DiceRolled", "stream id must be a non-empty string"),
+        ("s1", "T" * 101, "event type is longer than 100"),
+    ],
+)
+def test_names_the_schema_cannot_hold_are_refused_on_every_backend(
+    store: EventStore, stream_id: str, event_type: str, reason: str
+) -> None:
+    # PostgreSQL enforces the column widths and SQLite does not: both must refuse alike.
+    event = NewEvent(new_event().event_id, event_type, {"face": 4})
+    with pytest.raises(IntegrityError, match=reason):
+        store.append(stream_id, [event], expected_version=0)
+    assert store.head_position() == 0
+
+
+def test_the_longest_stream_id_and_event_type_are_kept(store: EventStore) -> None:
+    stream_id, event_type = "s" * 200, "T" * 100
+    store.append(stream_id, [NewEvent(new_event().event_id, event_type, {})], 0)
+    (recorded,) = store.read_stream(stream_id)
+    assert (recorded.stream_id, recorded.event_type) == (stream_id, event_type)
+
+
 def test_an_event_id_twice_in_one_batch_is_refused(store: EventStore) -> None:
     event = new_event()
     with pytest.raises(IntegrityError, match="twice"):
@@ -240,6 +265,21 @@ def test_a_tampered_import_is_refused_naming_the_event_and_keeps_nothing(
     records[2] = replace(records[2], data={"face": 20})
     with pytest.raises(IntegrityError, match=r"position 3 \(a v3\): hash does not match"):
         store.import_recorded(records)
+    assert list(store.read_all()) == []
+
+
+def test_an_import_with_a_stream_id_too_long_is_refused_even_with_a_valid_chain(
+    store: EventStore,
+) -> None:
+    from infra.store.memory import InMemoryEventStore
+
+    source = InMemoryEventStore()
+    source.append("a", [new_event()], expected_version=0)
+    (record,) = source.read_all()
+    forged = replace(record, stream_id="a" * 201)
+    forged = replace(forged, hash=record_hash(forged))
+    with pytest.raises(IntegrityError, match="position 1: stream id is longer than 200"):
+        store.import_recorded([forged])
     assert list(store.read_all()) == []
 
 
