@@ -1,22 +1,32 @@
-"""Build the persisted projections for the services' database."""
+"""Build the persisted projections for the services' database.
+
+Each builder imports its projection only when called: `session list` should not pay
+for the statistics fold's imports (the odds engine among them).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import StoreUnavailableError
 from infra.db import make_engine
-from infra.projections.directory import SessionDirectory
-from infra.projections.statistics import StatisticsProjection
+
+if TYPE_CHECKING:
+    from infra.projections.directory import SessionDirectory
+    from infra.projections.statistics import StatisticsProjection
 
 
 def statistics_projection(services: Any) -> StatisticsProjection:
     """Return the statistics projection on the same database as the services' store."""
+    from infra.projections.statistics import StatisticsProjection
+
     return StatisticsProjection(_engine(services, "the statistics projection"), services.store)
 
 
 def session_directory(services: Any) -> SessionDirectory:
     """Return the session directory on the same database as the services' store."""
+    from infra.projections.directory import SessionDirectory
+
     return SessionDirectory(_engine(services, "the session directory"), services.store)
 
 
