@@ -11,13 +11,18 @@ from domain.errors import DiceledgerError
 
 
 class DiceledgerGroup(LazyGroup):
-    """Turn every DiceledgerError into a one-line message and exit code 1."""
+    """Turn every DiceledgerError, and a file that cannot be used, into one line, exit 1."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except DiceledgerError as error:
             raise click.ClickException(str(error)) from None
+        except OSError as error:
+            # A file named on the command line (an export, a CSV, an import) that cannot
+            # be opened or written; the store itself reports through DiceledgerError.
+            where = f" {error.filename}" if error.filename else ""
+            raise click.ClickException(f"cannot use{where}: {error.strerror or error}") from None
 
 
 @click.group(cls=DiceledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})

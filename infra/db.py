@@ -62,9 +62,12 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
             engine = sa.create_engine(parsed)
             _configure_sqlite(engine, int(busy_timeout_ms))
             return engine
-        connect_args: dict[str, Any] = {}
-        if parsed.get_backend_name() == "postgresql":
-            connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
+        if parsed.get_backend_name() != "postgresql":
+            # The schema, the append lock and the upserts are written for these two only.
+            raise StoreUnavailableError(
+                f"unsupported database URL {_safe(url)}: use sqlite:/// or postgresql://"
+            )
+        connect_args: dict[str, Any] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         return sa.create_engine(parsed, connect_args=connect_args)
 
 

@@ -66,7 +66,11 @@ def write_export(records: Iterable[RecordedEvent], path: str | Path) -> int:
     target = Path(path)
     partial = target.with_name(target.name + ".partial")
     count = 0
-    with partial.open("w", encoding="utf-8", newline="\n") as file:
+    try:
+        file = partial.open("w", encoding="utf-8", newline="\n")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(target)) from None  # name what was asked
+    with file:
         for line in export_lines(records):
             file.write(line)
             count += 1

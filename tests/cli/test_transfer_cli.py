@@ -60,3 +60,16 @@ def test_a_player_may_not_export_a_session_with_an_unrevealed_blind_roll(
     ledger.ok("gm", "reveal", table, "1")
     ledger.ok("ann", "export", table, "-o", str(path))
     assert path.exists()
+
+
+def test_a_file_that_cannot_be_written_is_a_one_line_error(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-folder"
+    assert ledger.refused("gm", "export", table, "-o", str(missing / "t.jsonl")) == (
+        f"cannot use {missing / 't.jsonl'}: No such file or directory"
+    )
+    assert ledger.refused("gm", "stats", "-o", str(missing / "t.csv")) == (
+        f"cannot use {missing / 't.csv'}: No such file or directory"
+    )
+    assert not missing.exists()

@@ -52,7 +52,8 @@ def test_sqlite_runs_in_wal_with_full_sync_and_a_busy_timeout(sqlite_url: str) -
     ("url", "fragment"),
     [
         ("not a url", "not a usable database URL"),
-        ("nosuchdb://x/y", "not a usable database URL"),
+        ("nosuchdb://x/y", "unsupported database URL nosuchdb://x/y"),
+        ("mysql://x@y/z", "unsupported database URL mysql://x@y/z: use sqlite:/// or"),
         ("postgresql://postgres@127.0.0.1:1/test", "cannot use the database"),
         ("sqlite:////nonexistent-folder/x/y.sqlite", "unable to open database file"),
     ],
