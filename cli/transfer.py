@@ -50,10 +50,11 @@ def export(app: AppContext, session_id: str, output: str) -> None:
 @json_option
 @pass_app
 def import_(app: AppContext, path: str) -> None:
-    """Append an export's events to this store, verifying every hash chain on the way in.
+    """Append an export's events to this store, verifying them on the way in.
 
-    A broken or cut-short file is refused whole, naming its first bad line; events the
-    store already holds are skipped, so importing a file twice appends nothing.
+    A broken or cut-short file is refused whole, naming its first bad line, and so is a
+    session that does not verify (a forged event under a rebuilt chain); events the store
+    already holds are skipped, so importing a file twice appends nothing.
 
     \b
     Example:

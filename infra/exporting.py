@@ -17,6 +17,8 @@ from typing import Any
 from domain.errors import IntegrityError
 from domain.hashchain import ChainVerifier, format_timestamp
 from domain.records import RecordedEvent
+from domain.verification.verify import verify_each_session
+from infra.codec import from_record
 from infra.store.port import EventStore
 
 FIELDS = (
@@ -130,6 +132,19 @@ def check_export(path: str | Path) -> int:
 
 
 def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
-    """Check an export file, then append what the store lacks; return (lines, appended)."""
+    """Check an export file, then append what the store lacks; return (lines, appended).
+
+    Beyond its hash chains, each session in the file must verify (docs/verification.md):
+    events that decode and follow one another, nonces, commitments, dice and outcomes. A
+    chain is easy to recompute after forging an event, and the store keeps whatever it
+    takes in for good, so a session that does not verify is refused whole.
+    """
     lines = check_export(path)
+    for report in verify_each_session(read_export(path), from_record):
+        failure = report.first_failure
+        if failure is not None:
+            raise IntegrityError(
+                f"session '{report.session_id}' does not verify at version "
+                f"{failure.stream_version}: {failure.reason}; nothing imported"
+            )
     return lines, store.import_recorded(read_export(path))

@@ -250,3 +250,14 @@ def verify_records(records: Iterable[RecordedEvent], decode: Decoder) -> Report:
     for record in records:
         verifier.feed(record)
     return verifier.finish()
+
+
+def verify_each_session(records: Iterable[RecordedEvent], decode: Decoder) -> list[Report]:
+    """Verify the records of one or more sessions (each in stream order); one report each."""
+    verifiers: dict[str, _Verifier] = {}
+    for record in records:
+        verifier = verifiers.get(record.stream_id)
+        if verifier is None:
+            verifier = verifiers[record.stream_id] = _Verifier(decode)
+        verifier.feed(record)
+    return [verifier.finish() for verifier in verifiers.values()]

@@ -41,6 +41,9 @@ def _check_text(what: str, value: str, length: int) -> None:
         raise IntegrityError(f"{what} must be a non-empty string")
     if len(value) > length:
         raise IntegrityError(f"{what} is longer than {length} characters")
+    # PostgreSQL text cannot hold NUL; no name needs any control character.
+    if not value.isprintable():
+        raise IntegrityError(f"{what} {value!r} holds a control character")
 
 
 def check_event_id(event_id: str) -> None:

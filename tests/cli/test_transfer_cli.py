@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from cli.main import cli
+from infra.db import make_engine
+from infra.exporting import read_export, write_export
+from infra.store.sql import SqlEventStore
 from tests.cli.conftest import Ledger
+from tests.infra.forging import rechain
 
 
 def import_into(url: str, path: Path) -> tuple[int, str]:
@@ -73,3 +78,22 @@ def test_a_file_that_cannot_be_written_is_a_one_line_error(
         f"cannot use {missing / 't.csv'}: No such file or directory"
     )
     assert not missing.exists()
+
+
+def test_a_forged_file_with_a_rebuilt_chain_is_refused_and_nothing_imported(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    ledger.ok("ann", "check", table, "1d20+3", "--target", "12", "--faces", "7")
+    path = tmp_path / "tomb.jsonl"
+    ledger.ok("gm", "export", table, "-o", str(path))
+    records = list(read_export(path))
+    resolved = next(i for i, r in enumerate(records) if r.event_type == "CheckResolved")
+    # A careful forger turns the failure into a success and rebuilds every hash after it.
+    forged = replace(records[resolved], data={**records[resolved].data, "success": True})
+    write_export(rechain([*records[:resolved], forged, *records[resolved + 1 :]]), path)
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    code, output = import_into(other, path)
+    assert code == 1
+    assert output.startswith(f"Error: session '{table}' does not verify at version {resolved + 1}")
+    assert output.endswith("; nothing imported\n") and output.count("\n") == 1
+    assert SqlEventStore(make_engine(other)).head_position() == 0

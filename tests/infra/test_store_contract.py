@@ -152,6 +152,8 @@ def test_malformed_event_ids_are_refused(store: EventStore, event_id: str, reaso
         ("s" * 201, "DiceRolled", "stream id is longer than 200"),
         ("", "DiceRolled", "stream id must be a non-empty string"),
         ("s1", "T" * 101, "event type is longer than 100"),
+        ("a\x00b", "DiceRolled", "stream id .* holds a control character"),
+        ("s1", "Dice\nRolled", "event type .* holds a control character"),
     ],
 )
 def test_names_the_schema_cannot_hold_are_refused_on_every_backend(

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from domain.hashchain import GENESIS_HASH, record_hash
 from domain.records import RecordedEvent
 from domain.verification.report import Report
 from domain.verification.verify import verify_records
@@ -22,6 +21,7 @@ from infra.store.mapper import to_row
 from infra.store.schema import events as events_table
 from infra.store.sql import SqlEventStore
 from infra.verifying import verify_file, verify_session
+from tests.infra.forging import rechain
 from tests.infra.session_factory import honest_session, records_of
 
 Tamper = Callable[[list[RecordedEvent]], list[RecordedEvent]]
@@ -54,18 +54,6 @@ def test_dice_of_an_unrevealed_epoch_are_not_yet_verifiable_not_passing() -> Non
     report = verify(records_of(services, sid))
     assert report.ok and report.unrevealed_epochs == [2]
     assert report.unverifiable_dice > 0
-
-
-def rechain(records: list[RecordedEvent], start: int = 0) -> list[RecordedEvent]:
-    """Recompute versions, links and hashes from ``start`` on, as a careful forger would."""
-    out = records[:start]
-    prev = out[-1].hash if out else GENESIS_HASH
-    for offset, record in enumerate(records[start:], start=start):
-        record = replace(record, stream_version=offset + 1, prev_hash=prev, hash="")
-        record = replace(record, hash=record_hash(record))
-        out.append(record)
-        prev = record.hash
-    return out
 
 
 def index_of(records: list[RecordedEvent], event_type: str, nth: int = 0) -> int:
