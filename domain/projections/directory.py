@@ -54,9 +54,6 @@ class DirectoryChanges:
     rolls: Counter[str] = field(default_factory=Counter)
     ended: set[str] = field(default_factory=set)
 
-    def __bool__(self) -> bool:
-        return bool(self.started or self.joined or self.rolls or self.ended)
-
     def apply(self, item: Logged) -> None:
         """Add one event's contribution."""
         event, session_id = item.event, item.stream_id

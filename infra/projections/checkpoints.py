@@ -1,27 +1,33 @@
-"""What every persisted projection shares: its checkpoint row and its write transactions.
+"""What every persisted projection shares: its checkpoint, its batches, its transactions.
 
 A projection folds the events after its checkpoint in batches; each batch's rows and the
 moved checkpoint commit in one transaction, so a crash leaves them in step. Updaters are
 serialised (SQLite's write lock; on PostgreSQL an advisory lock per projection), and a
 batch whose starting checkpoint has moved meanwhile is dropped: the other updater
-already folded it.
+already folded it. ``CheckpointedProjection`` runs that loop; a projection says only how
+to start a batch, add an event to it, and write it.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
+from domain.records import RecordedEvent
 from infra.db import translate_errors, write_connection
 from infra.projections.schema import projection_checkpoints
+from infra.store.port import EventStore
 
+BATCH_SIZE = 5000
 Progress = Callable[[int], None]  # called with the number of events just folded
+Batch = TypeVar("Batch")
 
 
 class Overtaken(Exception):
@@ -89,3 +95,77 @@ def writing(engine: Engine, lock_key: int) -> Iterator[Connection]:
 def insert_for(connection: Connection) -> Callable[[sa.Table], Any]:
     """Return the dialect's INSERT, which both spell ``ON CONFLICT DO UPDATE/NOTHING``."""
     return postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+
+
+class CheckpointedProjection(ABC, Generic[Batch]):
+    """Fold the store's events into tables, batch by batch, from a checkpoint."""
+
+    name: ClassVar[str]  # the checkpoint's row in projection_checkpoints
+    lock_key: ClassVar[int]  # the PostgreSQL advisory lock that serialises updaters
+    tables: ClassVar[tuple[sa.Table, ...]]  # emptied by a rebuild, in this order
+
+    def __init__(self, engine: Engine, store: EventStore, batch_size: int = BATCH_SIZE) -> None:
+        self._engine = engine
+        self._store = store
+        self._batch_size = batch_size
+
+    @property
+    def engine(self) -> Engine:
+        """Return the engine of the projection's database (for its queries)."""
+        return self._engine
+
+    def checkpoint(self) -> int:
+        """Return the last position the tables include (0 before the first update)."""
+        return checkpoint_of(self._engine, self.name)
+
+    def status(self) -> Status:
+        """Return the checkpoint and the store's head."""
+        return Status(self.name, self.checkpoint(), self._store.head_position())
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Fold the events after the checkpoint into the tables; return how many."""
+        start = self.checkpoint()
+        add = self._adder()
+        batch, folded, last, count = self._new_batch(), 0, start, 0
+        try:
+            for record in self._store.read_all(start):
+                add(record, batch)
+                last, count = record.position, count + 1
+                if count == self._batch_size:
+                    self._flush(batch, start, last)
+                    start, folded, batch, count = last, folded + count, self._new_batch(), 0
+                    if progress:
+                        progress(self._batch_size)
+            if count:
+                self._flush(batch, start, last)
+                folded += count
+                if progress:
+                    progress(count)
+        except Overtaken:
+            pass
+        return folded
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Empty the tables and fold every event from position 0; return how many."""
+        with writing(self._engine, self.lock_key) as connection:
+            for table in self.tables:
+                connection.execute(table.delete())
+            set_checkpoint(connection, self.name, 0)
+        return self.catch_up(progress)
+
+    def _flush(self, batch: Batch, expected: int, position: int) -> None:
+        with writing(self._engine, self.lock_key) as connection:
+            advance(connection, self.name, expected, position)
+            self._write(connection, batch)
+
+    @abstractmethod
+    def _adder(self) -> Callable[[RecordedEvent, Batch], None]:
+        """Return what adds one event to a batch, for one catch-up (it may keep state)."""
+
+    @abstractmethod
+    def _new_batch(self) -> Batch:
+        """Return an empty batch."""
+
+    @abstractmethod
+    def _write(self, connection: Connection, batch: Batch) -> None:
+        """Write a batch's rows (the checkpoint is moved in the same transaction)."""

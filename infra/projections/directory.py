@@ -8,79 +8,36 @@ appended since the last one. Only the event types the directory reads are decode
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from domain.projections.directory import READS, DirectoryChanges, Entry
+from domain.records import RecordedEvent
 from infra.db import translate_errors
-from infra.projections.checkpoints import (
-    Overtaken,
-    Progress,
-    Status,
-    advance,
-    checkpoint_of,
-    insert_for,
-    set_checkpoint,
-    writing,
-)
+from infra.projections.checkpoints import CheckpointedProjection, insert_for
 from infra.projections.decoding import logged
 from infra.projections.schema import session_directory, session_directory_members
-from infra.store.port import EventStore
 
-NAME = "sessions"
-BATCH_SIZE = 5000
-LOCK_KEY = 0x6469_6365_6469_7273  # "dicedirs": serialises directory updaters
 _READ_TYPES = frozenset(cls.__name__ for cls in READS)
 
 
-class SessionDirectory:
+class SessionDirectory(CheckpointedProjection[DirectoryChanges]):
     """Keep the session directory in step with the event store."""
 
-    def __init__(self, engine: Engine, store: EventStore, batch_size: int = BATCH_SIZE) -> None:
-        self._engine = engine
-        self._store = store
-        self._batch_size = batch_size
+    name = "sessions"
+    lock_key = 0x6469_6365_6469_7273  # "dicedirs"
+    tables = (session_directory_members, session_directory)
 
-    def checkpoint(self) -> int:
-        """Return the last position the directory includes (0 before the first update)."""
-        return checkpoint_of(self._engine, NAME)
+    def _adder(self) -> Callable[[RecordedEvent, DirectoryChanges], None]:
+        return _add
 
-    def status(self) -> Status:
-        """Return the checkpoint and the store's head."""
-        return Status(NAME, self.checkpoint(), self._store.head_position())
+    def _new_batch(self) -> DirectoryChanges:
+        return DirectoryChanges()
 
-    def catch_up(self, progress: Progress | None = None) -> int:
-        """Fold the events after the checkpoint into the directory; return how many."""
-        start = self.checkpoint()
-        changes, folded, last, count = DirectoryChanges(), 0, start, 0
-        try:
-            for record in self._store.read_all(start):
-                if record.event_type in _READ_TYPES:
-                    changes.apply(logged(record))
-                last, count = record.position, count + 1
-                if count == self._batch_size:
-                    self._flush(changes, start, last)
-                    start, folded, changes, count = last, folded + count, DirectoryChanges(), 0
-                    if progress:
-                        progress(self._batch_size)
-            if count:
-                self._flush(changes, start, last)
-                folded += count
-                if progress:
-                    progress(count)
-        except Overtaken:
-            pass
-        return folded
-
-    def rebuild(self, progress: Progress | None = None) -> int:
-        """Empty the directory and fold every event from position 0; return how many."""
-        with writing(self._engine, LOCK_KEY) as connection:
-            connection.execute(session_directory_members.delete())
-            connection.execute(session_directory.delete())
-            set_checkpoint(connection, NAME, 0)
-        return self.catch_up(progress)
+    def _write(self, connection: Connection, changes: DirectoryChanges) -> None:
+        _write_changes(connection, changes)
 
     def entries(self) -> Iterator[Entry]:
         """Yield every session in the order sessions were started (as of the checkpoint)."""
@@ -101,14 +58,13 @@ class SessionDirectory:
             for row in connection.execute(query):
                 yield Entry(*row)
 
-    def _flush(self, changes: DirectoryChanges, expected: int, position: int) -> None:
-        with writing(self._engine, LOCK_KEY) as connection:
-            advance(connection, NAME, expected, position)
-            if changes:
-                _write(connection, changes)
+
+def _add(record: RecordedEvent, changes: DirectoryChanges) -> None:
+    if record.event_type in _READ_TYPES:  # decode only what the directory reads
+        changes.apply(logged(record))
 
 
-def _write(connection: Connection, changes: DirectoryChanges) -> None:
+def _write_changes(connection: Connection, changes: DirectoryChanges) -> None:
     """Add a batch's changes: new sessions first, so later parts find their rows."""
     if changes.started:
         insert = insert_for(connection)(session_directory)

@@ -7,82 +7,36 @@ projection follows are in infra/projections/checkpoints.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from domain.projections.logged import Logged
 from domain.projections.statistics import Key, StatisticsFold, Tally
-from infra.projections.checkpoints import (
-    Overtaken,
-    Progress,
-    Status,
-    advance,
-    checkpoint_of,
-    insert_for,
-    set_checkpoint,
-    writing,
-)
+from domain.records import RecordedEvent
+from infra.projections.checkpoints import CheckpointedProjection, insert_for
 from infra.projections.decoding import logged
 from infra.projections.schema import stat_counters, stat_members
-from infra.store.port import EventStore
-
-NAME = "statistics"
-BATCH_SIZE = 5000
-LOCK_KEY = 0x6469_6365_7072_6F6A  # "diceproj": serialises statistics updaters
 
 
-class StatisticsProjection:
+class StatisticsProjection(CheckpointedProjection[Tally]):
     """Keep the statistics counters in step with the event store."""
 
-    def __init__(self, engine: Engine, store: EventStore, batch_size: int = BATCH_SIZE) -> None:
-        self._engine = engine
-        self._store = store
-        self._batch_size = batch_size
+    name = "statistics"
+    lock_key = 0x6469_6365_7072_6F6A  # "diceproj"
+    tables = (stat_counters, stat_members)
 
-    @property
-    def engine(self) -> Engine:
-        """Return the engine of the projection's database (for its queries)."""
-        return self._engine
-
-    def checkpoint(self) -> int:
-        """Return the last position the counters include (0 before the first update)."""
-        return checkpoint_of(self._engine, NAME)
-
-    def status(self) -> Status:
-        """Return the checkpoint and the store's head."""
-        return Status(NAME, self.checkpoint(), self._store.head_position())
-
-    def catch_up(self, progress: Progress | None = None) -> int:
-        """Fold the events after the checkpoint into the counters; return how many."""
-        start = self.checkpoint()
+    def _adder(self) -> Callable[[RecordedEvent, Tally], None]:
+        # One fold per catch-up: it keeps the state of the sessions it is working on.
         fold = StatisticsFold(load_history=self._history)
-        tally, folded, last, count = Tally(), 0, start, 0
-        try:
-            for record in self._store.read_all(start):
-                fold.apply(logged(record), tally)
-                last, count = record.position, count + 1
-                if count == self._batch_size:
-                    self._flush(tally, start, last)
-                    start, folded, tally, count = last, folded + count, Tally(), 0
-                    if progress:
-                        progress(self._batch_size)
-            if count:
-                self._flush(tally, start, last)
-                folded += count
-                if progress:
-                    progress(count)
-        except Overtaken:
-            pass
-        return folded
+        return lambda record, tally: fold.apply(logged(record), tally)
 
-    def rebuild(self, progress: Progress | None = None) -> int:
-        """Empty the counters and fold every event from position 0; return how many."""
-        with writing(self._engine, LOCK_KEY) as connection:
-            connection.execute(stat_counters.delete())
-            connection.execute(stat_members.delete())
-            set_checkpoint(connection, NAME, 0)
-        return self.catch_up(progress)
+    def _new_batch(self) -> Tally:
+        return Tally()
+
+    def _write(self, connection: Connection, tally: Tally) -> None:
+        self._add_counters(connection, tally.nonzero())
+        self._set_roles(connection, tally.members)
 
     def _history(self, stream_id: str, up_to_version: int) -> Iterator[Logged]:
         for record in self._store.read_stream(stream_id):
@@ -90,13 +44,8 @@ class StatisticsProjection:
                 return
             yield logged(record)
 
-    def _flush(self, tally: Tally, expected: int, position: int) -> None:
-        with writing(self._engine, LOCK_KEY) as connection:
-            advance(connection, NAME, expected, position)
-            self._add_counters(connection, tally.nonzero())
-            self._set_roles(connection, tally.members)
-
-    def _add_counters(self, connection: Connection, changes: dict[Key, int]) -> None:
+    @staticmethod
+    def _add_counters(connection: Connection, changes: dict[Key, int]) -> None:
         if not changes:
             return
         rows = [
