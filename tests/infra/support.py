@@ -69,3 +69,19 @@ def store_factory(backend: str, request: pytest.FixtureRequest) -> StoreFactory:
 
     request.addfinalizer(lambda: [engine.dispose() for engine in engines])
     return build
+
+
+def catch_up_overtaken(slow: Any, fast: Any) -> list[int]:
+    """Catch ``slow`` up while ``fast`` catches up everything after slow's first batch.
+
+    Returns the batch sizes ``slow`` reported: a single one when it dropped the rest.
+    """
+    reported: list[int] = []
+
+    def overtake(done: int) -> None:
+        reported.append(done)
+        if len(reported) == 1:
+            fast.catch_up()
+
+    slow.catch_up(overtake)
+    return reported

@@ -24,17 +24,10 @@ from infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event
 
-SQL_BACKENDS = [
-    pytest.param("sqlite_url", id="sqlite"),
-    pytest.param("postgres_url", id="postgres", marks=pytest.mark.postgres),
-]
 
-
-@pytest.fixture(params=SQL_BACKENDS)
-def url(request: pytest.FixtureRequest) -> str:
-    value: str = request.getfixturevalue(request.param)
-    upgrade(value)  # a no-op on the already upgraded SQLite file
-    return value
+@pytest.fixture
+def url(sql_url: str) -> str:
+    return sql_url
 
 
 def _differences(url: str) -> list[object]:

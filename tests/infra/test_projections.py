@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import random
 
-import pytest
 import sqlalchemy as sa
 
 from domain.projections.statistics import fold_statistics
 from domain.session import commands as cmd
 from domain.session.decide_session import MAX_TEXT
-from infra.db import make_engine, upgrade
+from infra.db import make_engine
 from infra.projections.decoding import logged_all
 from infra.projections.schema import stat_counters
 from infra.projections.statistics import StatisticsProjection
 from infra.store.memory import InMemoryEventStore
 from tests.infra.played_tables import Table, play
+from tests.infra.support import catch_up_overtaken
 
 
 def counters(projection: StatisticsProjection) -> dict[tuple[str, str, str, str], int]:
@@ -24,15 +24,8 @@ def counters(projection: StatisticsProjection) -> dict[tuple[str, str, str, str]
     return {(r.session_id, r.player, r.scope, r.metric): r.value for r in rows if r.value}
 
 
-@pytest.fixture(params=["sqlite_url", pytest.param("postgres_url", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest) -> str:
-    value: str = request.getfixturevalue(request.param)
-    upgrade(value)
-    return value
-
-
-def test_incremental_catch_ups_equal_a_rebuild_and_the_pure_fold(url: str) -> None:
-    store, engine = InMemoryEventStore(batch_size=100), make_engine(url)
+def test_incremental_catch_ups_equal_a_rebuild_and_the_pure_fold(sql_url: str) -> None:
+    store, engine = InMemoryEventStore(batch_size=100), make_engine(sql_url)
     try:
         for _ in play(store, 3000):
             # A new projection each time, as each `stats` process builds its own; small
@@ -59,15 +52,7 @@ def test_an_updater_overtaken_midway_drops_its_batch_instead_of_counting_twice(
             pass
         slow = StatisticsProjection(engine, store, batch_size=100)
         fast = StatisticsProjection(engine, store, batch_size=100)
-        calls: list[int] = []
-
-        def overtake(done: int) -> None:
-            calls.append(done)
-            if len(calls) == 1:
-                fast.catch_up()
-
-        slow.catch_up(overtake)
-        assert len(calls) == 1 and slow.status().behind == 0
+        assert len(catch_up_overtaken(slow, fast)) == 1 and slow.status().behind == 0
         caught_up = counters(slow)
         slow.rebuild()
         assert counters(slow) == caught_up
@@ -91,9 +76,9 @@ def test_status_shows_the_checkpoint_against_the_head(sqlite_url: str) -> None:
         engine.dispose()
 
 
-def test_a_player_with_the_longest_name_allowed_is_counted(url: str) -> None:
+def test_a_player_with_the_longest_name_allowed_is_counted(sql_url: str) -> None:
     # PostgreSQL enforces column widths: the tables must hold every name the domain takes.
-    store, engine = InMemoryEventStore(), make_engine(url)
+    store, engine = InMemoryEventStore(), make_engine(sql_url)
     name = "n" * MAX_TEXT
     try:
         table = Table(store, "long-names", random.Random(5))

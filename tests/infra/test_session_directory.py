@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from domain.projections.directory import Entry
 from domain.session import commands as cmd
 from domain.session.state import SessionState, evolve
 from infra.codec import from_record
-from infra.db import make_engine, upgrade
+from infra.db import make_engine
 from infra.projections.directory import SessionDirectory
 from infra.store.memory import InMemoryEventStore
 from infra.store.port import EventStore
 from tests.infra.played_tables import Table, play
+from tests.infra.support import catch_up_overtaken
 
 
 def replayed(store: EventStore) -> list[Entry]:
@@ -37,15 +36,8 @@ def replayed(store: EventStore) -> list[Entry]:
     return entries
 
 
-@pytest.fixture(params=["sqlite_url", pytest.param("postgres_url", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest) -> str:
-    value: str = request.getfixturevalue(request.param)
-    upgrade(value)
-    return value
-
-
-def test_catch_ups_list_each_session_as_its_replay_shows_it(url: str) -> None:
-    store, engine = InMemoryEventStore(batch_size=100), make_engine(url)
+def test_catch_ups_list_each_session_as_its_replay_shows_it(sql_url: str) -> None:
+    store, engine = InMemoryEventStore(batch_size=100), make_engine(sql_url)
     try:
         promoted = Table(store, "promoted", random.Random(3))
         promoted.run("gm", cmd.JoinSession("ann", as_gm=True))  # a second PlayerJoined
@@ -73,15 +65,7 @@ def test_an_overtaken_updater_does_not_count_rolls_twice(sqlite_url: str) -> Non
             pass
         slow = SessionDirectory(engine, store, batch_size=100)
         fast = SessionDirectory(engine, store, batch_size=100)
-        calls: list[int] = []
-
-        def overtake(done: int) -> None:
-            calls.append(done)
-            if len(calls) == 1:
-                fast.catch_up()
-
-        slow.catch_up(overtake)
-        assert len(calls) == 1 and slow.status().behind == 0
+        assert len(catch_up_overtaken(slow, fast)) == 1 and slow.status().behind == 0
         assert list(slow.entries()) == replayed(store)
     finally:
         engine.dispose()
