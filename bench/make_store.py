@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import sys
 import time
@@ -34,15 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib.bulk_fill import chained  # noqa: E402
+
 from domain.dice.sources import DiceSource, SeededSource  # noqa: E402
 from domain.errors import DiceledgerError  # noqa: E402
 from domain.hashchain import (  # noqa: E402
-    LEAF_PREFIX,
     ChainHead,
-    format_timestamp,
     verify_chain,
 )
-from domain.records import NewEvent, RecordedEvent  # noqa: E402
+from domain.records import RecordedEvent  # noqa: E402
 from domain.session import commands as cmd  # noqa: E402
 from domain.session.context import Context  # noqa: E402
 from domain.session.decide import decide  # noqa: E402
@@ -230,37 +229,6 @@ class Generator:
             evolve(state, record.stream_version, event)
             table.head = ChainHead(record.stream_version, record.hash)
             yield record
-
-
-def chained(stream_id: str, event: NewEvent, head: ChainHead, moment: datetime) -> RecordedEvent:
-    """Return the record that follows ``head``, hashed as domain.hashchain.event_hash does."""
-    version = head.version + 1
-    record = {
-        "event_id": event.event_id,
-        "stream_id": stream_id,
-        "stream_version": version,
-        "event_type": event.event_type,
-        "schema_version": event.schema_version,
-        "data": event.data,
-        "meta": event.meta,
-        "recorded_at": format_timestamp(moment),
-        "prev_hash": head.hash,
-    }
-    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    digest = hashlib.sha256(LEAF_PREFIX + text.encode("utf-8")).hexdigest()
-    return RecordedEvent(
-        0,
-        event.event_id,
-        stream_id,
-        version,
-        event.event_type,
-        event.schema_version,
-        dict(event.data),
-        dict(event.meta),
-        moment,
-        head.hash,
-        digest,
-    )
 
 
 def fill(url: str, events: int, seed: int) -> int:

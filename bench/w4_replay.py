@@ -33,7 +33,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,20 +84,25 @@ def child_rebuild(url: str) -> dict[str, Any]:
         done += count
         samples.append(current_rss_mb())
 
-    cpu_before, started = cpu_seconds(), time.perf_counter()
-    folded = projection.rebuild(sample)
-    seconds = time.perf_counter() - started
-    cpu = cpu_seconds() - cpu_before
+    figures = timed(lambda: projection.rebuild(sample))
     picks = [
         samples[min(int(len(samples) * f), len(samples) - 1)] for f in (0.1, 0.25, 0.5, 0.75, 1.0)
     ]
+    return {**figures, "rss_mb_at_10_25_50_75_100_pct": [round(s, 1) for s in picks]}
+
+
+def timed(work: Callable[[], int]) -> dict[str, Any]:
+    """Run ``work``, which returns how many events it read; return what every side reports."""
+    cpu_before, started = cpu_seconds(), time.perf_counter()
+    events = work()
+    seconds = time.perf_counter() - started
+    cpu = cpu_seconds() - cpu_before
     return {
-        "events": folded,
+        "events": events,
         "seconds": round(seconds, 2),
-        "events_per_s": round(folded / seconds),
+        "events_per_s": round(events / seconds),
         "cpu_seconds": round(cpu, 2),
         "peak_rss_mb": round(peak_rss_mb(), 1),
-        "rss_mb_at_10_25_50_75_100_pct": [round(s, 1) for s in picks],
     }
 
 
@@ -137,19 +142,15 @@ def fold_counters(rows: Iterable[Row]) -> tuple[int, int]:
 
 
 def timed_fold(rows: Iterable[Row]) -> dict[str, Any]:
-    """Fold ``rows`` and return the figures every peer reports."""
-    cpu_before, started = cpu_seconds(), time.perf_counter()
-    events, counters = fold_counters(rows)
-    seconds = time.perf_counter() - started
-    cpu = cpu_seconds() - cpu_before
-    return {
-        "events": events,
-        "seconds": round(seconds, 2),
-        "events_per_s": round(events / seconds),
-        "cpu_seconds": round(cpu, 2),
-        "peak_rss_mb": round(peak_rss_mb(), 1),
-        "counters": counters,
-    }
+    """Fold ``rows`` and return the figures every peer reports, with its counter count."""
+    counters = 0
+
+    def fold() -> int:
+        nonlocal counters
+        events, counters = fold_counters(rows)
+        return events
+
+    return {**timed(fold), "counters": counters}
 
 
 def sqlite_rows(path: str) -> Iterator[Row]:

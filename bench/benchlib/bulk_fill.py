@@ -19,49 +19,53 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 
-from domain.hashchain import GENESIS_HASH, LEAF_PREFIX, format_timestamp, verify_chain
+from domain.hashchain import LEAF_PREFIX, ChainHead, format_timestamp, verify_chain
 from domain.records import NewEvent, RecordedEvent
 from infra.store.mapper import to_row
 from infra.store.schema import events
 from infra.store.sql import SqlEventStore
 
 
+def chained(stream_id: str, event: NewEvent, head: ChainHead, moment: datetime) -> RecordedEvent:
+    """Return the record that follows ``head``, hashed as domain.hashchain.event_hash does."""
+    version = head.version + 1
+    data, meta = dict(event.data), dict(event.meta)
+    record = {
+        "event_id": event.event_id,
+        "stream_id": stream_id,
+        "stream_version": version,
+        "event_type": event.event_type,
+        "schema_version": event.schema_version,
+        "data": data,
+        "meta": meta,
+        "recorded_at": format_timestamp(moment),
+        "prev_hash": head.hash,
+    }
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(LEAF_PREFIX + text.encode("utf-8")).hexdigest()
+    return RecordedEvent(
+        0,
+        event.event_id,
+        stream_id,
+        version,
+        event.event_type,
+        event.schema_version,
+        data,
+        meta,
+        moment,
+        head.hash,
+        digest,
+    )  # fmt: skip
+
+
 def chained_records(stream_id: str, batch: Sequence[NewEvent]) -> list[RecordedEvent]:
     """Return a new stream's records, versions 1..n, each hashed onto the one before."""
     moment = datetime.now(UTC)
-    stamp = format_timestamp(moment)
-    records, prev_hash = [], GENESIS_HASH
-    for version, event in enumerate(batch, start=1):
-        data, meta = dict(event.data), dict(event.meta)
-        record = {
-            "event_id": event.event_id,
-            "stream_id": stream_id,
-            "stream_version": version,
-            "event_type": event.event_type,
-            "schema_version": event.schema_version,
-            "data": data,
-            "meta": meta,
-            "recorded_at": stamp,
-            "prev_hash": prev_hash,
-        }
-        text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        digest = hashlib.sha256(LEAF_PREFIX + text.encode("utf-8")).hexdigest()
-        records.append(
-            RecordedEvent(
-                0,
-                event.event_id,
-                stream_id,
-                version,
-                event.event_type,
-                event.schema_version,
-                data,
-                meta,
-                moment,
-                prev_hash,
-                digest,
-            )  # fmt: skip
-        )
-        prev_hash = digest
+    records, head = [], ChainHead()
+    for event in batch:
+        record = chained(stream_id, event, head, moment)
+        records.append(record)
+        head = ChainHead(record.stream_version, record.hash)
     return records
 
 
