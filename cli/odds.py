@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from fractions import Fraction
 
 import click
 
+from cli.options import F
 from domain.dice.notation import format_expression, parse
 from domain.dice.request import CheckDie, Modifier, RollSpec, Target
 from domain.odds import Distribution, distribution, opposed_odds
@@ -21,6 +23,11 @@ TAIL = Fraction(1, 2000)  # a histogram tail lighter than this is grouped into o
 
 def _amounts(values: tuple[int, ...]) -> tuple[Modifier, ...]:
     return tuple(Modifier(v) for v in values)
+
+
+def _amount_option(flag: str, help: str) -> Callable[[F], F]:
+    """A repeatable amount N >= 0, such as ``--adv 1`` (the values are summed)."""
+    return click.option(flag, multiple=True, type=click.IntRange(min=0), metavar="N", help=help)
 
 
 def _spec(
@@ -145,35 +152,11 @@ def _opposed_report(a: RollSpec, b: RollSpec, as_json: bool) -> None:
 @click.argument("expression")
 @click.option("--target", type=int, metavar="N", help="Target a check must meet or beat (R3).")
 @click.option("--dc", type=int, metavar="MOD", help="Determined Check: target 10 + MOD (R4).")
-@click.option(
-    "--adv",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Advantage N on the check die; repeatable, summed (R7).",
-)
-@click.option(
-    "--dis",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Disadvantage N on the check die; repeatable, summed (R7).",
-)
+@_amount_option("--adv", "Advantage N on the check die; repeatable, summed (R7).")
+@_amount_option("--dis", "Disadvantage N on the check die; repeatable, summed (R7).")
 @click.option("--median", is_flag=True, help="Median check: the middle of three dice (R8).")
-@click.option(
-    "--eased",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Eased N, added to the result; repeatable (R9).",
-)
-@click.option(
-    "--hindered",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Hindered N, taken from the result; repeatable (R9).",
-)
+@_amount_option("--eased", "Eased N, added to the result; repeatable (R9).")
+@_amount_option("--hindered", "Hindered N, taken from the result; repeatable (R9).")
 @click.option(
     "--reroll",
     type=click.IntRange(min=0),
@@ -183,35 +166,11 @@ def _opposed_report(a: RollSpec, b: RollSpec, as_json: bool) -> None:
 )
 @click.option("--no-explode", is_flag=True, help="No die explodes (R13).")
 @click.option("--vs", "versus", metavar="EXPR", help="Opposed check against this roll (R6).")
-@click.option(
-    "--vs-adv",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Advantage N of the opposing side.",
-)
-@click.option(
-    "--vs-dis",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Disadvantage N of the opposing side.",
-)
+@_amount_option("--vs-adv", "Advantage N of the opposing side.")
+@_amount_option("--vs-dis", "Disadvantage N of the opposing side.")
 @click.option("--vs-median", is_flag=True, help="The opposing side makes a median check.")
-@click.option(
-    "--vs-eased",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Eased N of the opposing side.",
-)
-@click.option(
-    "--vs-hindered",
-    multiple=True,
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Hindered N of the opposing side.",
-)
+@_amount_option("--vs-eased", "Eased N of the opposing side.")
+@_amount_option("--vs-hindered", "Hindered N of the opposing side.")
 @click.option("--json", "as_json", is_flag=True, help="Print exact fractions and floats as JSON.")
 @click.pass_context
 def odds(
