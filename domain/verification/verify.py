@@ -113,8 +113,7 @@ class _Verifier:
         self.last_nonce = max(self.last_nonce, request.nonce)
         self.nonce_use[request.nonce] = (request.roll_id, "request")
         self.draw_nonce[request.roll_id] = request.nonce
-        epoch = self.state.epoch
-        if request.epoch != epoch.number or epoch.seed is not None:
+        if not self._drawable(request.epoch):
             self.fail(
                 record,
                 f"roll {request.roll_id} names epoch {request.epoch}, "
@@ -131,6 +130,11 @@ class _Verifier:
                 f"roll {request.roll_id}: a DC of {request.dc_modifier} is "
                 f"{10 + request.dc_modifier}, not {request.target}",
             )
+
+    def _drawable(self, epoch: int | None) -> bool:
+        """Tell whether dice may come from ``epoch``: the committed, not yet revealed one."""
+        current = self.state.epoch
+        return epoch == current.number and current.seed is None
 
     def _reroll_nonce(self, record: RecordedEvent, event: ev.DieRerolled) -> None:
         nonce = event.die.nonce
@@ -163,8 +167,7 @@ class _Verifier:
             if die.source == "manual":
                 self.report.manual_dice += 1
                 continue
-            epoch = self.state.epoch
-            if die.epoch != epoch.number or epoch.seed is not None:
+            if not self._drawable(die.epoch):
                 self.fail(
                     record,
                     f"roll {roll_id} die {die.index} claims epoch {die.epoch}, "
