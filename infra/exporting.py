@@ -120,15 +120,19 @@ def check_export(path: str | Path) -> int:
 
     Raises IntegrityError "line N: <reason>" at the first bad line.
     """
+    return sum(1 for _ in checked_lines(path))
+
+
+def checked_lines(path: str | Path) -> Iterator[RecordedEvent]:
+    """Yield an export's records, raising IntegrityError "line N: ..." at the first bad one."""
     verifier = ChainVerifier()
-    count = 0
-    for count, record in enumerate(read_export(path), start=1):
+    for number, record in enumerate(read_export(path), start=1):
         problem = verifier.check(record)
         if problem is not None:
             raise IntegrityError(
-                f"line {count}: {problem.reason} ({record.stream_id} v{record.stream_version})"
+                f"line {number}: {problem.reason} ({record.stream_id} v{record.stream_version})"
             )
-    return count
+        yield record
 
 
 def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
@@ -137,14 +141,16 @@ def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
     Beyond its hash chains, each session in the file must verify (docs/verification.md):
     events that decode and follow one another, nonces, commitments, dice and outcomes. A
     chain is easy to recompute after forging an event, and the store keeps whatever it
-    takes in for good, so a session that does not verify is refused whole.
+    takes in for good, so a session that does not verify is refused whole. Both checks
+    run in one reading of the file; the append is a second one.
     """
-    lines = check_export(path)
-    for report in verify_each_session(read_export(path), from_record):
+    reports = verify_each_session(checked_lines(path), from_record)
+    for report in reports:
         failure = report.first_failure
         if failure is not None:
             raise IntegrityError(
                 f"session '{report.session_id}' does not verify at version "
                 f"{failure.stream_version}: {failure.reason}; nothing imported"
             )
+    lines = sum(report.events for report in reports)
     return lines, store.import_recorded(read_export(path))
