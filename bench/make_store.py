@@ -35,23 +35,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib.bulk_fill import chained  # noqa: E402
 
-from domain.dice.sources import DiceSource, SeededSource  # noqa: E402
-from domain.errors import DiceledgerError  # noqa: E402
-from domain.hashchain import (  # noqa: E402
+from diceledger.domain.dice.sources import DiceSource, SeededSource  # noqa: E402
+from diceledger.domain.errors import DiceledgerError  # noqa: E402
+from diceledger.domain.hashchain import (  # noqa: E402
     ChainHead,
     verify_chain,
 )
-from domain.records import RecordedEvent  # noqa: E402
-from domain.session import commands as cmd  # noqa: E402
-from domain.session.context import Context  # noqa: E402
-from domain.session.decide import decide  # noqa: E402
-from domain.session.events import Amount, CheckSide  # noqa: E402
-from domain.session.state import AWAITING, SessionState, evolve  # noqa: E402
-from infra.codec import new_event  # noqa: E402
-from infra.db import make_engine, upgrade, write_connection  # noqa: E402
-from infra.store.mapper import to_row  # noqa: E402
-from infra.store.schema import events as events_table  # noqa: E402
-from infra.store.sql import SqlEventStore  # noqa: E402
+from diceledger.domain.records import RecordedEvent  # noqa: E402
+from diceledger.domain.session import commands as cmd  # noqa: E402
+from diceledger.domain.session.context import Context  # noqa: E402
+from diceledger.domain.session.decide import decide  # noqa: E402
+from diceledger.domain.session.events import Amount, CheckSide  # noqa: E402
+from diceledger.domain.session.state import AWAITING, SessionState, evolve  # noqa: E402
+from diceledger.infra.codec import new_event  # noqa: E402
+from diceledger.infra.db import make_engine, upgrade, write_connection  # noqa: E402
+from diceledger.infra.store.mapper import to_row  # noqa: E402
+from diceledger.infra.store.schema import events as events_table  # noqa: E402
+from diceledger.infra.store.sql import SqlEventStore  # noqa: E402
 
 CHUNK = 20_000
 TABLES = 8

@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from domain.dice.notation import parse  # noqa: E402
-from domain.dice.request import CheckDie, Modifier, RollSpec  # noqa: E402
+from diceledger.domain.dice.notation import parse  # noqa: E402
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec  # noqa: E402
 
 QUICK = os.environ.get("DICELEDGER_BENCH_QUICK") == "1"
 WARM_REPEATS = 20 if QUICK else 200
@@ -49,7 +49,7 @@ def spec_of(name: str) -> RollSpec:
 
 
 def diceledger_call(name: str) -> Callable[[], object]:
-    from domain.odds import distribution, success_probability
+    from diceledger.domain.odds import distribution, success_probability
 
     spec, target = spec_of(name), CASES[name][3]
     if target is not None:
@@ -119,7 +119,7 @@ def main() -> None:
 
 def million_checks() -> dict[str, object]:
     """Time the success chances of many checks, as a statistics projection asks them."""
-    from domain.odds import clear_caches, success_probability
+    from diceledger.domain.odds import clear_caches, success_probability
 
     clear_caches()
     specs = [spec_of(name) for name, case in CASES.items() if case[3] is not None]

@@ -13,8 +13,8 @@ import timeit
 from benchlib.machine import describe
 from benchlib.options import emit, parse_options
 
-from domain.dice.notation import parse
-from domain.errors import DiceNotationError
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.errors import DiceNotationError
 
 
 def _pad(text: str, filler: str = " ") -> str:

@@ -33,8 +33,8 @@ from benchlib.profiling import print_profile
 from benchlib.stats import median, percentile
 from sqlalchemy.engine import Engine
 
-from infra.db import make_engine, upgrade
-from infra.store.sql import SqlEventStore
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.sql import SqlEventStore
 
 SESSION_SIZE = 1_000
 SMALL = 10_000

@@ -22,10 +22,10 @@ from benchlib.options import emit, parse_options, progress
 from benchlib.profiling import print_profile
 from benchlib.stats import median, median_ratio
 
-from domain.dice.engine import roll
-from domain.dice.notation import parse
-from domain.dice.request import Modifier, RollSpec, build_spec
-from domain.dice.sources import SeededSource
+from diceledger.domain.dice.engine import roll
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import Modifier, RollSpec, build_spec
+from diceledger.domain.dice.sources import SeededSource
 
 TARGET_VS_D20 = 3.0
 SEED = bytes(range(32))

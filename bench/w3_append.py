@@ -30,12 +30,12 @@ from benchlib.profiling import print_profile
 from benchlib.sqlite_peers import EventsourcingAppender, RawSqliteAppender
 from benchlib.stats import median, median_ratio
 
-from domain.records import NewEvent
-from domain.session import commands as cmd
-from domain.session.events import Amount
-from infra.bootstrap import bootstrap
-from infra.db import make_engine, upgrade
-from infra.store.sql import SqlEventStore
+from diceledger.domain.records import NewEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Amount
+from diceledger.infra.bootstrap import bootstrap
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.sql import SqlEventStore
 
 TARGET_VS_RAW = 0.7
 TARGET_VS_EVENTSOURCING = 1.0

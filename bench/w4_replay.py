@@ -69,9 +69,9 @@ def current_rss_mb() -> float:
 
 def child_rebuild(url: str) -> dict[str, Any]:
     """Rebuild the statistics projection; return time, event count and memory samples."""
-    from infra.db import make_engine, upgrade
-    from infra.projections.statistics import StatisticsProjection
-    from infra.store.sql import SqlEventStore
+    from diceledger.infra.db import make_engine, upgrade
+    from diceledger.infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.store.sql import SqlEventStore
 
     upgrade(url)
     engine = make_engine(url)

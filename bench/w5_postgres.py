@@ -28,9 +28,9 @@ from benchlib.postgres import server_version, temporary_database
 from benchlib.profiling import print_profile
 from benchlib.stats import median, median_ratio, percentile
 
-from domain.errors import ConcurrencyError
-from infra.db import make_engine
-from infra.store.sql import SqlEventStore
+from diceledger.domain.errors import ConcurrencyError
+from diceledger.infra.db import make_engine
+from diceledger.infra.store.sql import SqlEventStore
 
 WRITER_COUNTS = (1, 2, 4)
 TARGETS = ("own_sessions", "one_session")

@@ -27,9 +27,9 @@ from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
 from benchlib.stats import median
 
-from domain.session import commands as cmd
-from domain.session.events import Amount
-from infra.bootstrap import bootstrap
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Amount
+from diceledger.infra.bootstrap import bootstrap
 
 BIN = Path(sys.executable).parent
 LONG_ROLLS = 500

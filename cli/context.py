@@ -27,7 +27,7 @@ class AppContext:
     def services(self) -> Any:
         """Build the application services once (imports the store only when used)."""
         if self._services is None:
-            from infra.bootstrap import bootstrap
+            from diceledger.infra.bootstrap import bootstrap
 
             self._services = bootstrap(self.db_url)
         return self._services

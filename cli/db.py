@@ -6,8 +6,8 @@ import json
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from infra.db import current_revision, head_revision, make_engine, resolve_url, upgrade
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.infra.db import current_revision, head_revision, make_engine, resolve_url, upgrade
 
 
 @click.group("db")

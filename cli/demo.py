@@ -17,8 +17,8 @@ from pathlib import Path
 
 import click
 
-from cli.context import AppContext
-from domain.session.rolls import replay_state
+from diceledger.cli.context import AppContext
+from diceledger.domain.session.rolls import replay_state
 
 TITLE = "The Sunken Crypt"
 WIDTH = 80
@@ -28,7 +28,7 @@ class Tour:
     """Runs CLI commands against the demo store and prints them as a person would type them."""
 
     def __init__(self, url: str, seed: int) -> None:
-        from infra.bootstrap import bootstrap
+        from diceledger.infra.bootstrap import bootstrap
 
         self.url = url
         self.services = bootstrap(url)
@@ -41,7 +41,7 @@ class Tour:
         click.secho(f"== {title}", bold=True)
 
     def run(self, actor: str, *args: str) -> None:
-        from cli.main import cli
+        from diceledger.cli.main import cli
 
         shown = [a.replace(self.session, "$S") if self.session else a for a in args]
         words = ["$", "diceledger", "--as", actor, *(shlex.quote(a) for a in shown)]

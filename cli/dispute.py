@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.options import ROLL, SESSION
-from cli.output import emit_json
-from domain.session import commands as cmd
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.options import ROLL, SESSION
+from diceledger.cli.output import emit_json
+from diceledger.domain.session import commands as cmd
 
 
 @click.group("dispute")
@@ -56,7 +56,7 @@ def review(app: AppContext, session_id: str, roll_id: int) -> None:
     Example:
       diceledger --as gm dispute review tomb-of-ash-1a2b3c 4
     """
-    from infra.verifying import review_roll
+    from diceledger.infra.verifying import review_roll
 
     report = review_roll(app.services().store, session_id, roll_id, app.actor)
     if app.json:

@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from cli.registry import COMMANDS
+from diceledger.cli.registry import COMMANDS
 
 
 class LazyGroup(click.Group):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from cli.context import AppContext, default_actor
-from cli.lazy import LazyGroup
-from domain import __version__
-from domain.errors import DiceledgerError
+from diceledger.cli.context import AppContext, default_actor
+from diceledger.cli.lazy import LazyGroup
+from diceledger.domain import __version__
+from diceledger.domain.errors import DiceledgerError
 
 
 class DiceledgerGroup(LazyGroup):

@@ -9,11 +9,11 @@ from fractions import Fraction
 
 import click
 
-from cli.options import F
-from domain.dice.notation import format_expression, parse
-from domain.dice.request import CheckDie, Modifier, RollSpec, Target
-from domain.odds import Distribution, distribution, opposed_odds
-from domain.odds.bins import bins
+from diceledger.cli.options import F
+from diceledger.domain.dice.notation import format_expression, parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec, Target
+from diceledger.domain.odds import Distribution, distribution, opposed_odds
+from diceledger.domain.odds.bins import bins
 
 MAX_ROWS = 20
 BAR_WIDTH = 50

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-from domain.session.events import Amount
+from diceledger.domain.session.events import Amount
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -33,7 +33,7 @@ class AnsiStyle:
 
 def style() -> Any:
     """Return the style for dice in human output."""
-    from domain.dice.render import PLAIN
+    from diceledger.domain.dice.render import PLAIN
 
     return AnsiStyle() if color_enabled() else PLAIN
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.output import emit_json
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.output import emit_json
 
 # Catching up more events than this shows a progress bar.
 PROGRESS_THRESHOLD = 20_000
@@ -76,14 +76,14 @@ def status(app: AppContext) -> None:
 
 def caught_up(app: AppContext) -> Any:
     """Return the statistics projection after folding what it has not read yet."""
-    from infra.projections.wiring import statistics_projection
+    from diceledger.infra.projections.wiring import statistics_projection
 
     return _caught_up(statistics_projection(app.services()), "statistics", app.json)
 
 
 def directory_caught_up(app: AppContext) -> Any:
     """Return the session directory after folding what it has not read yet."""
-    from infra.projections.wiring import session_directory
+    from diceledger.infra.projections.wiring import session_directory
 
     return _caught_up(session_directory(app.services()), "session directory", app.json)
 
@@ -96,7 +96,7 @@ def _caught_up(projection: Any, label: str, quiet: bool) -> Any:
 
 
 def _projections(app: AppContext) -> list[tuple[str, Any]]:
-    from infra.projections.wiring import session_directory, statistics_projection
+    from diceledger.infra.projections.wiring import session_directory, statistics_projection
 
     services = app.services()
     return [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from cli.output import style, verdict
-from domain.dice.render import render_roll
-from domain.session.rolls import replay_rounds
-from domain.session.state import Roll, SessionState
-from domain.session.views import roll_line
+from diceledger.cli.output import style, verdict
+from diceledger.domain.dice.render import render_roll
+from diceledger.domain.session.rolls import replay_rounds
+from diceledger.domain.session.state import Roll, SessionState
+from diceledger.domain.session.views import roll_line
 
 
 def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:

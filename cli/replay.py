@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from domain.errors import unknown_session
-from domain.hashchain import format_timestamp
-from domain.projections.logged import state_as_of, until
-from domain.projections.summary import standing
-from domain.projections.timeline import Line, hidden_from, timeline
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.domain.errors import unknown_session
+from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.projections.logged import state_as_of, until
+from diceledger.domain.projections.summary import standing
+from diceledger.domain.projections.timeline import Line, hidden_from, timeline
 
 
 class MomentType(click.ParamType):
@@ -60,7 +60,7 @@ def replay(
     Example:
       diceledger --as ann replay tomb-of-ash-1a2b3c --at 2026-11-29T21:00:00Z
     """
-    from infra.projections.decoding import logged_all
+    from diceledger.infra.projections.decoding import logged_all
 
     items = list(logged_all(app.services().store.read_stream(session_id)))
     if not items:

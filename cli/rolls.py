@@ -6,15 +6,15 @@ from typing import Any
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.options import AMOUNT, FACES, ROLL, SESSION, check_options, roll_options
-from cli.output import emit_json
-from cli.render import roll_text
-from domain.errors import RollError
-from domain.session import commands as cmd
-from domain.session.events import CheckSide, RollRequested
-from domain.session.views import roll_view
-from infra.sessions import Outcome
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.options import AMOUNT, FACES, ROLL, SESSION, check_options, roll_options
+from diceledger.cli.output import emit_json
+from diceledger.cli.render import roll_text
+from diceledger.domain.errors import RollError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import CheckSide, RollRequested
+from diceledger.domain.session.views import roll_view
+from diceledger.infra.sessions import Outcome
 
 EXPR = click.argument("expression", metavar="EXPR")
 

@@ -6,12 +6,12 @@ from dataclasses import asdict
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.options import SESSION
-from cli.output import emit_json
-from cli.render import members_text, roll_text
-from domain.session import commands as cmd
-from domain.session.views import session_view
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.options import SESSION
+from diceledger.cli.output import emit_json
+from diceledger.cli.render import members_text, roll_text
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.views import session_view
 
 
 @click.group("session")
@@ -80,7 +80,7 @@ def list_sessions(app: AppContext) -> None:
     Example:
       diceledger session list
     """
-    from cli.projections import directory_caught_up
+    from diceledger.cli.projections import directory_caught_up
 
     rows = [asdict(entry) for entry in directory_caught_up(app).entries()]
     if app.json:

@@ -9,11 +9,11 @@ from typing import Any, TextIO
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.projections import caught_up
-from domain.errors import NotFoundError
-from domain.projections.report import ACROSS_SESSIONS, PlayerReport, player_reports
-from domain.projections.tidy import COLUMNS, report_json, tidy_rows
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.projections import caught_up
+from diceledger.domain.errors import NotFoundError
+from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport, player_reports
+from diceledger.domain.projections.tidy import COLUMNS, report_json, tidy_rows
 
 
 @click.command("stats")
@@ -50,7 +50,7 @@ def stats(
     Example:
       diceledger --as gm stats --session tomb-of-ash-1a2b3c --format csv -o tomb.csv
     """
-    from infra.projections.queries import has_session, visible_counters
+    from diceledger.infra.projections.queries import has_session, visible_counters
 
     projection = caught_up(app)
     engine = projection.engine

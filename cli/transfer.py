@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.output import emit_json
-from domain.errors import PermissionDeniedError
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.output import emit_json
+from diceledger.domain.errors import PermissionDeniedError
 
 
 @click.command("export")
@@ -30,7 +30,7 @@ def export(app: AppContext, session_id: str, output: str) -> None:
     Example:
       diceledger --as gm export tomb-of-ash-1a2b3c -o tomb.jsonl
     """
-    from infra.exporting import write_export
+    from diceledger.infra.exporting import write_export
 
     services = app.services()
     state = services.sessions.load(session_id)
@@ -60,7 +60,7 @@ def import_(app: AppContext, path: str) -> None:
     Example:
       diceledger --db postgresql://localhost/club import tomb.jsonl
     """
-    from infra.exporting import import_export
+    from diceledger.infra.exporting import import_export
 
     lines, appended = import_export(app.services().store, path)
     if app.json:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cli.context import AppContext, json_option, pass_app
-from cli.output import emit_json, progress
-from domain.verification.report import Report
+from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.output import emit_json, progress
+from diceledger.domain.verification.report import Report
 
 
 @click.command("verify")
@@ -33,13 +33,13 @@ def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
     if (session_id is None) == (path is None):
         raise click.UsageError("give a SESSION or --file EXPORT, not both")
     if path is not None:
-        from infra.verifying import verify_file
+        from diceledger.infra.verifying import verify_file
 
         with open(path, "rb") as handle:
             lines = sum(1 for _ in handle)
         report = verify_file(path, lambda records: progress(records, lines, "verifying"))
     else:
-        from infra.verifying import verify_session
+        from diceledger.infra.verifying import verify_session
 
         assert session_id is not None
         store = app.services().store

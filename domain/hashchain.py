@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.errors import IntegrityError
-from domain.records import RecordedEvent
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.records import RecordedEvent
 
 GENESIS_HASH = "0" * 64
 LEAF_PREFIX = b"\x00"

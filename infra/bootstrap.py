@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.sessions import SessionService, Vault
-from infra.store.port import EventStore
+from diceledger.infra.sessions import SessionService, Vault
+from diceledger.infra.store.port import EventStore
 
 
 @dataclass
@@ -20,9 +20,9 @@ class Services:
 
 def bootstrap(db_url: str | None = None) -> Services:
     """Open (and upgrade if embedded) the database at ``db_url`` and wire the services."""
-    from infra.db import open_engine, resolve_url
-    from infra.store.sql import SqlEventStore
-    from infra.vault import SeedVault
+    from diceledger.infra.db import open_engine, resolve_url
+    from diceledger.infra.store.sql import SqlEventStore
+    from diceledger.infra.vault import SeedVault
 
     url = resolve_url(db_url)
     engine = open_engine(url)
@@ -33,8 +33,8 @@ def bootstrap(db_url: str | None = None) -> Services:
 
 def in_memory() -> Services:
     """Wire the services on the in-memory store and vault (tests, the demo's dry runs)."""
-    from infra.store.memory import InMemoryEventStore
-    from infra.vault import InMemorySeedVault
+    from diceledger.infra.store.memory import InMemoryEventStore
+    from diceledger.infra.vault import InMemorySeedVault
 
     store = InMemoryEventStore()
     vault = InMemorySeedVault()

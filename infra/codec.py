@@ -13,9 +13,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from domain.errors import IntegrityError
-from domain.records import NewEvent, RecordedEvent
-from domain.session import events as ev
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.domain.session import events as ev
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -10,6 +10,7 @@ import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,13 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Connection, Engine
 
-from domain.errors import SchemaOutdatedError, StoreUnavailableError
+from diceledger.domain.errors import SchemaOutdatedError, StoreUnavailableError
 
 ENV_VAR = "DICELEDGER_DB"
 DEFAULT_FILE = "diceledger.sqlite"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 PG_CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "diceledger_write"
-MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
 
 
 def resolve_url(explicit: str | None = None) -> str:
@@ -149,7 +149,8 @@ def alembic_config(url: str, connection: Connection | None = None) -> Any:
     from alembic.config import Config
 
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # The migrations ship inside the package: found the same way in a checkout and a wheel.
+    config.set_main_option("script_location", str(resources.files("diceledger.migrations")))
     config.attributes["url"] = normalize_url(url)
     if connection is not None:
         config.attributes["connection"] = connection

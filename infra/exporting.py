@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from domain.errors import IntegrityError
-from domain.hashchain import ChainVerifier, format_timestamp
-from domain.records import RecordedEvent
-from domain.verification.verify import verify_each_session
-from infra.codec import from_record
-from infra.store.port import EventStore
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.hashchain import ChainVerifier, format_timestamp
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.verification.verify import verify_each_session
+from diceledger.infra.codec import from_record
+from diceledger.infra.store.port import EventStore
 
 FIELDS = (
     "position",

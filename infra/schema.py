@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import infra.projections.schema  # noqa: F401 - registers the projection tables
-from infra.store.schema import metadata
+import diceledger.infra.projections.schema  # noqa: F401 - registers the projection tables
+from diceledger.infra.store.schema import metadata
 
 __all__ = ["metadata"]

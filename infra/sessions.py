@@ -15,17 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from domain import __version__
-from domain.dice.sources import DiceSource, SeededSource
-from domain.errors import ConcurrencyError, IntegrityError, unknown_session
-from domain.records import RecordedEvent
-from domain.session import commands as cmd
-from domain.session.context import Context, DiceFactory
-from domain.session.decide import decide
-from domain.session.events import Event
-from domain.session.state import SessionState, evolve
-from infra.codec import from_record, new_event
-from infra.store.port import EventStore
+from diceledger.domain import __version__
+from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.errors import ConcurrencyError, IntegrityError, unknown_session
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context, DiceFactory
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.events import Event
+from diceledger.domain.session.state import SessionState, evolve
+from diceledger.infra.codec import from_record, new_event
+from diceledger.infra.store.port import EventStore
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32

@@ -10,10 +10,10 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
-from domain.dice.sources import commitment
-from domain.errors import IntegrityError
-from infra.db import translate_errors, write_connection
-from infra.store.schema import seed_vault
+from diceledger.domain.dice.sources import commitment
+from diceledger.domain.errors import IntegrityError
+from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.store.schema import seed_vault
 
 
 def commitment_of(seed: bytes) -> str:

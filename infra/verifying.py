@@ -6,15 +6,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from domain.errors import NotFoundError, PermissionDeniedError, unknown_session
-from domain.records import RecordedEvent
-from domain.session.state import replay
-from domain.verification.report import Report
-from domain.verification.review import review
-from domain.verification.verify import verify_records
-from infra.codec import from_record
-from infra.exporting import read_export
-from infra.store.port import EventStore
+from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session.state import replay
+from diceledger.domain.verification.report import Report
+from diceledger.domain.verification.review import review
+from diceledger.domain.verification.verify import verify_records
+from diceledger.infra.codec import from_record
+from diceledger.infra.exporting import read_export
+from diceledger.infra.store.port import EventStore
 
 Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]
 

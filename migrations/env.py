@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from infra.db import WRITE_OPTION, make_engine, resolve_url
-from infra.schema import metadata
+from diceledger.infra.db import WRITE_OPTION, make_engine, resolve_url
+from diceledger.infra.schema import metadata
 
 config = context.config
 

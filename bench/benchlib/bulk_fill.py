@@ -19,11 +19,11 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 
-from domain.hashchain import LEAF_PREFIX, ChainHead, format_timestamp, verify_chain
-from domain.records import NewEvent, RecordedEvent
-from infra.store.mapper import to_row
-from infra.store.schema import events
-from infra.store.sql import SqlEventStore
+from diceledger.domain.hashchain import LEAF_PREFIX, ChainHead, format_timestamp, verify_chain
+from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sql import SqlEventStore
 
 
 def chained(stream_id: str, event: NewEvent, head: ChainHead, moment: datetime) -> RecordedEvent:

@@ -6,7 +6,7 @@ import json
 import uuid
 from typing import Any
 
-from domain.records import NewEvent
+from diceledger.domain.records import NewEvent
 
 EVENT_TYPE = "DiceRolled"
 TARGET_BYTES = 300

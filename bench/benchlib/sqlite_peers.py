@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 
-from domain.records import NewEvent
-from infra.db import upgrade
+from diceledger.domain.records import NewEvent
+from diceledger.infra.db import upgrade
 
 DURABLE_PRAGMAS = (
     "PRAGMA busy_timeout = 10000",

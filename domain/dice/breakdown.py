@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
-from domain.dice.engine import Die, RollState
-from domain.dice.notation import constant_value, evaluate, format_expression
-from domain.dice.request import Modifier, total
+from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
+from diceledger.domain.dice.engine import Die, RollState
+from diceledger.domain.dice.notation import constant_value, evaluate, format_expression
+from diceledger.domain.dice.request import Modifier, total
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.dice.engine import RollState, accept, start
-from domain.dice.request import RollSpec, Target
-from domain.dice.sources import DiceSource
-from domain.errors import RollError
+from diceledger.domain.dice.engine import RollState, accept, start
+from diceledger.domain.dice.request import RollSpec, Target
+from diceledger.domain.dice.sources import DiceSource
+from diceledger.domain.errors import RollError
 
 MAX_OPPOSED_ROUNDS = 100
 

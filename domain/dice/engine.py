@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from domain.dice.ast import BinaryOp, Node
-from domain.dice.ladder import step_down
-from domain.dice.notation import constant_value, evaluate
-from domain.dice.request import RollSpec
-from domain.dice.sources import DiceSource, Draw
-from domain.errors import ExplosionChainError, RerollError
+from diceledger.domain.dice.ast import BinaryOp, Node
+from diceledger.domain.dice.ladder import step_down
+from diceledger.domain.dice.notation import constant_value, evaluate
+from diceledger.domain.dice.request import RollSpec
+from diceledger.domain.dice.sources import DiceSource, Draw
+from diceledger.domain.errors import ExplosionChainError, RerollError
 
 MAX_CHAIN = 100
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number, Operator
-from domain.errors import DiceNotationError
+from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number, Operator
+from diceledger.domain.errors import DiceNotationError
 
 
 def postorder(node: Node) -> Iterator[Node]:

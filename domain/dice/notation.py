@@ -22,10 +22,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number, Operator
-from domain.dice.evaluate import constant_value, evaluate, first_die, postorder
-from domain.dice.ladder import ALLOWED_TEXT, is_allowed
-from domain.errors import DiceNotationError
+from diceledger.domain.dice.ast import (
+    BinaryOp,
+    DiceTerm,
+    Expression,
+    Negate,
+    Node,
+    Number,
+    Operator,
+)
+from diceledger.domain.dice.evaluate import constant_value, evaluate, first_die, postorder
+from diceledger.domain.dice.ladder import ALLOWED_TEXT, is_allowed
+from diceledger.domain.errors import DiceNotationError
 
 __all__ = ["parse", "evaluate", "constant_value", "format_expression"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.dice.ast import DiceTerm, Negate, Node, Number
-from domain.dice.breakdown import peel_divisions
-from domain.dice.checks import CheckOutcome
-from domain.dice.engine import Reason, RollState, term_slots
-from domain.dice.notation import format_expression
+from diceledger.domain.dice.ast import DiceTerm, Negate, Node, Number
+from diceledger.domain.dice.breakdown import peel_divisions
+from diceledger.domain.dice.checks import CheckOutcome
+from diceledger.domain.dice.engine import Reason, RollState, term_slots
+from diceledger.domain.dice.notation import format_expression
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from domain.dice.ast import Expression
-from domain.errors import RollError
+from diceledger.domain.dice.ast import Expression
+from diceledger.domain.errors import RollError
 
 MAX_DICE_PER_ROLL = 1000
 # Amounts and targets stay far inside the integers every JSON reader handles exactly.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from domain.errors import ManualFacesError
+from diceledger.domain.errors import ManualFacesError
 
 ALGORITHM = "hmac-sha256/u32-reject/v1"
 MESSAGE_TAG = b"diceledger/draw/v1"

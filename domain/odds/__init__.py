@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from domain.odds.distribution import Distribution
-from domain.odds.exact import clear_caches, distribution, success_probability
-from domain.odds.opposed import OpposedOdds, opposed_odds
+from diceledger.domain.odds.distribution import Distribution
+from diceledger.domain.odds.exact import clear_caches, distribution, success_probability
+from diceledger.domain.odds.opposed import OpposedOdds, opposed_odds
 
 __all__ = [
     "Distribution",

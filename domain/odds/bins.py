@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from domain.odds.distribution import Distribution
+from diceledger.domain.odds.distribution import Distribution
 
 
 @dataclass(frozen=True, slots=True)

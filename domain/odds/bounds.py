@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.dice.ast import DiceTerm, Negate, Node, Number
-from domain.dice.request import RollSpec
-from domain.odds.dice import check_die, die
-from domain.odds.weights import MAX_PRODUCT_PAIRS, MAX_RESULT_BITS, refuse
+from diceledger.domain.dice.ast import DiceTerm, Negate, Node, Number
+from diceledger.domain.dice.request import RollSpec
+from diceledger.domain.odds.dice import check_die, die
+from diceledger.domain.odds.weights import MAX_PRODUCT_PAIRS, MAX_RESULT_BITS, refuse
 
 
 def check_size(spec: RollSpec) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.dice.ast import DiceTerm, Negate, Node, Number
-from domain.dice.request import RollSpec
+from diceledger.domain.dice.ast import DiceTerm, Negate, Node, Number
+from diceledger.domain.dice.request import RollSpec
 
 Key = tuple[object, ...]
 

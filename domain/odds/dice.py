@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from math import comb
 
-from domain.dice.ladder import step_down
-from domain.odds.weights import Weights, point, power, uniform
+from diceledger.domain.dice.ladder import step_down
+from diceledger.domain.odds.weights import Weights, point, power, uniform
 
 # A chain stops adding dice once the chance of reaching the next one, given that the chain
 # started, falls below 1 / CUT_DENOMINATOR (1e-15); see docs/odds.md.

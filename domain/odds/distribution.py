@@ -6,7 +6,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
-from domain.odds.weights import Weights
+from diceledger.domain.odds.weights import Weights
 
 
 class Distribution(Mapping[int, Fraction]):

@@ -6,17 +6,17 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TypeVar
 
-from domain.dice.ast import DiceTerm
-from domain.dice.request import RollSpec
-from domain.errors import RollError
-from domain.odds import dice
-from domain.odds.bounds import check_size
-from domain.odds.canonical import Key, spec_key
-from domain.odds.dice import check_die, dice_sum
-from domain.odds.distribution import Distribution
-from domain.odds.expression import eased, evaluate
-from domain.odds.rerolls import DiceGroup, rerolled_total
-from domain.odds.weights import Weights
+from diceledger.domain.dice.ast import DiceTerm
+from diceledger.domain.dice.request import RollSpec
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds import dice
+from diceledger.domain.odds.bounds import check_size
+from diceledger.domain.odds.canonical import Key, spec_key
+from diceledger.domain.odds.dice import check_die, dice_sum
+from diceledger.domain.odds.distribution import Distribution
+from diceledger.domain.odds.expression import eased, evaluate
+from diceledger.domain.odds.rerolls import DiceGroup, rerolled_total
+from diceledger.domain.odds.weights import Weights
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")

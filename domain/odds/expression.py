@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
-from domain.errors import RollError
-from domain.odds.weights import Weights, add, floor_divide, multiply, negate, point
+from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds.weights import Weights, add, floor_divide, multiply, negate, point
 
 TermValues = Callable[[DiceTerm], Weights]
 

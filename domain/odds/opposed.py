@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from domain.dice.request import RollSpec
-from domain.errors import RollError
-from domain.odds.exact import distribution
+from diceledger.domain.dice.request import RollSpec
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds.exact import distribution
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from itertools import combinations_with_replacement
 from math import comb, factorial, lcm
 
-from domain.odds.weights import refuse
+from diceledger.domain.odds.weights import refuse
 
 # Refuse once following the policy would take more than this many (state, face) branches
 # in all (a few seconds of work); see docs/odds.md.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.dice.ast import DiceTerm, Node
-from domain.odds.dice import chain
-from domain.odds.expression import evaluate
-from domain.odds.reroll_states import Faces, faces_by_group, final_states
-from domain.odds.weights import Weights, mixture, point, power, shift
+from diceledger.domain.dice.ast import DiceTerm, Node
+from diceledger.domain.odds.dice import chain
+from diceledger.domain.odds.expression import evaluate
+from diceledger.domain.odds.reroll_states import Faces, faces_by_group, final_states
+from diceledger.domain.odds.weights import Weights, mixture, point, power, shift
 
 
 @dataclass(frozen=True, slots=True)

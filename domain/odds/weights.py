@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import lcm
 
-from domain.errors import RollError
-from domain.odds.polynomials import polymul
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds.polynomials import polymul
 
 # Above this many (outcome, outcome) pairs a product of two random totals is refused.
 MAX_PRODUCT_PAIRS = 1_000_000

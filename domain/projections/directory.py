@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain.projections.logged import Logged
-from domain.session import events as ev
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.session import events as ev
 
 # The only events the directory reads; a reader may skip decoding the others.
 READS: tuple[type[ev.Event], ...] = (

@@ -12,12 +12,12 @@ from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from domain.dice.request import RerollScope, RollKind, RollSpec
-from domain.errors import RollError
-from domain.odds import opposed_odds, success_probability
-from domain.session import events as ev
-from domain.session.rolls import replay_state, spec_of
-from domain.session.state import Roll, SessionState
+from diceledger.domain.dice.request import RerollScope, RollKind, RollSpec
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds import opposed_odds, success_probability
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import replay_state, spec_of
+from diceledger.domain.session.state import Roll, SessionState
 
 SCALE = 10**12
 CHECKS = ("check", "save", "opposed")

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from domain.session.events import Event
-from domain.session.state import SessionState, evolve
+from diceledger.domain.session.events import Event
+from diceledger.domain.session.state import SessionState, evolve
 
 
 @dataclass(frozen=True, slots=True)

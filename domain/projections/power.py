@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from domain.stats.chisquare import survival
+from diceledger.domain.stats.chisquare import survival
 
 ALPHA = 0.05
 POWER = 0.8

@@ -13,11 +13,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from domain.dice.ladder import SIZES
-from domain.projections.facts import CHECKS, SCALE
-from domain.projections.power import rolls_needed
-from domain.projections.statistics import ALL, PUBLIC, Key
-from domain.stats.chisquare import statistic, survival
+from diceledger.domain.dice.ladder import SIZES
+from diceledger.domain.projections.facts import CHECKS, SCALE
+from diceledger.domain.projections.power import rolls_needed
+from diceledger.domain.projections.statistics import ALL, PUBLIC, Key
+from diceledger.domain.stats.chisquare import statistic, survival
 
 ACROSS_SESSIONS = "ALL"  # session ids are lowercase slugs, so this never names a session
 KINDS = ("effect", "damage", "check", "save", "opposed")

@@ -17,11 +17,11 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from domain.errors import IntegrityError
-from domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
-from domain.projections.logged import Logged
-from domain.session import events as ev
-from domain.session.state import Roll, SessionState, evolve
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import Roll, SessionState, evolve
 
 ALL = "all"
 PUBLIC = "public"

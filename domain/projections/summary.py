@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.projections.facts import CHECKS
-from domain.session import events as ev
-from domain.session.state import AWAITING, SessionState
-from domain.session.views import replay_total
+from diceledger.domain.projections.facts import CHECKS
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import AWAITING, SessionState
+from diceledger.domain.session.views import replay_total
 
 
 def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from domain.projections.report import PlayerReport, Value
+from diceledger.domain.projections.report import PlayerReport, Value
 
 COLUMNS = ("session_id", "player", "group", "die", "face", "metric", "value")
 

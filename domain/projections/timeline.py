@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from domain.projections.logged import Logged
-from domain.session import events as ev
-from domain.session.state import Roll, SessionState, evolve
-from domain.session.views import roll_line
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import Roll, SessionState, evolve
+from diceledger.domain.session.views import roll_line
 
 BLIND = "the GM rolled blind"
 

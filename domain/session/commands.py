@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.session.events import Amount, CheckSide
+from diceledger.domain.session.events import Amount, CheckSide
 
 
 @dataclass(frozen=True, slots=True)

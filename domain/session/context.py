@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from domain.dice.sources import DiceSource
+from diceledger.domain.dice.sources import DiceSource
 
 
 class DiceFactory(Protocol):

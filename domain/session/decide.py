@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.session import commands as cmd
-from domain.session.context import Context
-from domain.session.decide_followups import accept_roll, request_opposed, reroll_dice, reveal_roll
-from domain.session.decide_rolls import request_roll
-from domain.session.decide_session import (
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_followups import (
+    accept_roll,
+    request_opposed,
+    reroll_dice,
+    reveal_roll,
+)
+from diceledger.domain.session.decide_rolls import request_roll
+from diceledger.domain.session.decide_session import (
     end_session,
     join_session,
     open_dispute,
@@ -17,8 +22,8 @@ from domain.session.decide_session import (
     reveal_seed,
     start_session,
 )
-from domain.session.events import Event
-from domain.session.state import SessionState
+from diceledger.domain.session.events import Event
+from diceledger.domain.session.state import SessionState
 
 _DECIDERS: dict[type[Any], Callable[[SessionState, Any, Context], list[Event]]] = {
     cmd.StartSession: start_session,

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from domain.dice.checks import opposed
-from domain.dice.engine import reroll
-from domain.dice.request import RollKind
-from domain.errors import PermissionDeniedError, RerollError, RollError
-from domain.session import commands as cmd
-from domain.session import events as ev
-from domain.session.context import Context
-from domain.session.decide_rolls import (
+from diceledger.domain.dice.checks import opposed
+from diceledger.domain.dice.engine import reroll
+from diceledger.domain.dice.request import RollKind
+from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_rolls import (
     check_label,
     finish_manual,
     new_request,
     resolution,
     source_for,
 )
-from domain.session.guards import find_roll, require_gm, require_member, require_open
-from domain.session.rolls import dice_events, replay_state, spec_of
-from domain.session.state import AWAITING, Roll, SessionState
+from diceledger.domain.session.guards import find_roll, require_gm, require_member, require_open
+from diceledger.domain.session.rolls import dice_events, replay_state, spec_of
+from diceledger.domain.session.state import AWAITING, Roll, SessionState
 
 
 def request_opposed(

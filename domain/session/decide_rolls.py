@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from domain.dice.checks import judge
-from domain.dice.engine import LowestBelowAverage, RollState, reroll, start
-from domain.dice.render import render_check, render_roll
-from domain.dice.request import RerollScope, RollKind, Target
-from domain.dice.sources import DiceSource, ManualSource
-from domain.errors import PermissionDeniedError, RerollError, RollError
-from domain.session import commands as cmd
-from domain.session import events as ev
-from domain.session.context import Context
-from domain.session.guards import require_gm, require_member, require_open
-from domain.session.rolls import dice_events, spec_of
-from domain.session.state import SessionState
+from diceledger.domain.dice.checks import judge
+from diceledger.domain.dice.engine import LowestBelowAverage, RollState, reroll, start
+from diceledger.domain.dice.render import render_check, render_roll
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
+from diceledger.domain.dice.sources import DiceSource, ManualSource
+from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.rolls import dice_events, spec_of
+from diceledger.domain.session.state import SessionState
 
 MAX_LABEL = 80
 

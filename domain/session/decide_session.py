@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from domain.dice.sources import ALGORITHM, commitment
-from domain.errors import CommandRefusedError, IntegrityError, PermissionDeniedError, RollError
-from domain.session import commands as cmd
-from domain.session import events as ev
-from domain.session.context import Context
-from domain.session.decide_rolls import resolution
-from domain.session.guards import find_roll, require_gm, require_member, require_open
-from domain.session.rolls import replay_state
-from domain.session.state import AWAITING, GM, PLAYER, SessionState
+from diceledger.domain.dice.sources import ALGORITHM, commitment
+from diceledger.domain.errors import (
+    CommandRefusedError,
+    IntegrityError,
+    PermissionDeniedError,
+    RollError,
+)
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_rolls import resolution
+from diceledger.domain.session.guards import find_roll, require_gm, require_member, require_open
+from diceledger.domain.session.rolls import replay_state
+from diceledger.domain.session.state import AWAITING, GM, PLAYER, SessionState
 
 MAX_TEXT = 500
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.errors import CommandRefusedError, NotFoundError, PermissionDeniedError
-from domain.session.state import Roll, SessionState
+from diceledger.domain.errors import CommandRefusedError, NotFoundError, PermissionDeniedError
+from diceledger.domain.session.state import Roll, SessionState
 
 
 def require_open(state: SessionState) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from domain.dice.engine import Die, RollState, reroll, start
-from domain.dice.notation import parse
-from domain.dice.request import Modifier, RollKind, RollSpec, build_spec
-from domain.dice.sources import Draw, Provenance, ReplaySource
-from domain.errors import IntegrityError
-from domain.session import events as ev
-from domain.session.state import Roll
+from diceledger.domain.dice.engine import Die, RollState, reroll, start
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import Modifier, RollKind, RollSpec, build_spec
+from diceledger.domain.dice.sources import Draw, Provenance, ReplaySource
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import Roll
 
 CHECK_KINDS = frozenset({RollKind.CHECK, RollKind.SAVE, RollKind.OPPOSED})
 

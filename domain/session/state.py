@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.dice.request import RerollScope, RollKind
-from domain.errors import IntegrityError
-from domain.session import events as ev
+from diceledger.domain.dice.request import RerollScope, RollKind
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.session import events as ev
 
 GM = "gm"
 PLAYER = "player"

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.dice.breakdown import die_views
-from domain.dice.checks import judge
-from domain.dice.engine import RollState
-from domain.dice.render import PLAIN, Style, render_check, render_roll
-from domain.dice.request import Target
-from domain.session import events as ev
-from domain.session.rolls import die_records, replay_rounds, replay_state
-from domain.session.state import RESOLVED, Roll, SessionState
+from diceledger.domain.dice.breakdown import die_views
+from diceledger.domain.dice.checks import judge
+from diceledger.domain.dice.engine import RollState
+from diceledger.domain.dice.render import PLAIN, Style, render_check, render_roll
+from diceledger.domain.dice.request import Target
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
+from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 
 
 def _dice(

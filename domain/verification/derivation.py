@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.dice.sources import Draw, SeededSource
-from domain.session import events as ev
+from diceledger.domain.dice.sources import Draw, SeededSource
+from diceledger.domain.session import events as ev
 
 
 def rederive(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.dice.engine import Die, RollState
-from domain.errors import DiceledgerError
-from domain.session import events as ev
-from domain.session.rolls import die_records, replay_rounds, replay_state
-from domain.session.state import Roll
+from diceledger.domain.dice.engine import Die, RollState
+from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
+from diceledger.domain.session.state import Roll
 
 
 def _shape(die: Die) -> tuple[object, ...]:

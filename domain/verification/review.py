@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.dice.breakdown import breakdown, die_views
-from domain.dice.engine import Reason, RollState
-from domain.session import events as ev
-from domain.session.rolls import die_records, replay_rounds, replay_state
-from domain.session.state import Roll, SessionState
-from domain.verification.derivation import matches, rederive
-from domain.verification.outcomes import check_roll
+from diceledger.domain.dice.breakdown import breakdown, die_views
+from diceledger.domain.dice.engine import Reason, RollState
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
+from diceledger.domain.session.state import Roll, SessionState
+from diceledger.domain.verification.derivation import matches, rederive
+from diceledger.domain.verification.outcomes import check_roll
 
 EventRef = tuple[int, int, str, str]  # position, stream version, event type, hash
 

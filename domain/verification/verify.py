@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from domain.dice.sources import commitment
-from domain.errors import DiceledgerError
-from domain.hashchain import ChainVerifier
-from domain.records import RecordedEvent
-from domain.session import events as ev
-from domain.session.state import SessionState, evolve
-from domain.verification.derivation import matches, rederive
-from domain.verification.outcomes import check_roll
-from domain.verification.report import Failure, Report
+from diceledger.domain.dice.sources import commitment
+from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.hashchain import ChainVerifier
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import SessionState, evolve
+from diceledger.domain.verification.derivation import matches, rederive
+from diceledger.domain.verification.outcomes import check_roll
+from diceledger.domain.verification.report import Failure, Report
 
 Decoder = Callable[[RecordedEvent], ev.Event]
 

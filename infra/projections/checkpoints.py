@@ -20,10 +20,10 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from domain.records import RecordedEvent
-from infra.db import translate_errors, write_connection
-from infra.projections.schema import projection_checkpoints
-from infra.store.port import EventStore
+from diceledger.domain.records import RecordedEvent
+from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.projections.schema import projection_checkpoints
+from diceledger.infra.store.port import EventStore
 
 BATCH_SIZE = 5000
 Progress = Callable[[int], None]  # called with the number of events just folded

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from domain.projections.logged import Logged
-from domain.records import RecordedEvent
-from infra.codec import from_record
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.records import RecordedEvent
+from diceledger.infra.codec import from_record
 
 
 def logged(record: RecordedEvent) -> Logged:

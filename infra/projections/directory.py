@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from domain.projections.directory import READS, DirectoryChanges, Entry
-from domain.records import RecordedEvent
-from infra.db import translate_errors
-from infra.projections.checkpoints import CheckpointedProjection, insert_for
-from infra.projections.decoding import logged
-from infra.projections.schema import session_directory, session_directory_members
+from diceledger.domain.projections.directory import READS, DirectoryChanges, Entry
+from diceledger.domain.records import RecordedEvent
+from diceledger.infra.db import translate_errors
+from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
+from diceledger.infra.projections.decoding import logged
+from diceledger.infra.projections.schema import session_directory, session_directory_members
 
 _READ_TYPES = frozenset(cls.__name__ for cls in READS)
 

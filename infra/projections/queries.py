@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from domain.projections.report import Visible
-from domain.projections.statistics import ALL, PUBLIC
-from infra.db import translate_errors
-from infra.projections.schema import stat_counters, stat_members
+from diceledger.domain.projections.report import Visible
+from diceledger.domain.projections.statistics import ALL, PUBLIC
+from diceledger.infra.db import translate_errors
+from diceledger.infra.projections.schema import stat_counters, stat_members
 
 FETCH_SIZE = 10_000
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from infra.store.schema import metadata
+from diceledger.infra.store.schema import metadata
 
 Amount = sa.BigInteger()
 Position = sa.BigInteger()

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator
 
 from sqlalchemy.engine import Connection
 
-from domain.projections.logged import Logged
-from domain.projections.statistics import Key, StatisticsFold, Tally
-from domain.records import RecordedEvent
-from infra.projections.checkpoints import CheckpointedProjection, insert_for
-from infra.projections.decoding import logged
-from infra.projections.schema import stat_counters, stat_members
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.projections.statistics import Key, StatisticsFold, Tally
+from diceledger.domain.records import RecordedEvent
+from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
+from diceledger.infra.projections.decoding import logged
+from diceledger.infra.projections.schema import stat_counters, stat_members
 
 
 class StatisticsProjection(CheckpointedProjection[Tally]):

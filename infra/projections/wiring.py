@@ -8,24 +8,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from domain.errors import StoreUnavailableError
-from infra.db import make_engine
+from diceledger.domain.errors import StoreUnavailableError
+from diceledger.infra.db import make_engine
 
 if TYPE_CHECKING:
-    from infra.projections.directory import SessionDirectory
-    from infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.projections.directory import SessionDirectory
+    from diceledger.infra.projections.statistics import StatisticsProjection
 
 
 def statistics_projection(services: Any) -> StatisticsProjection:
     """Return the statistics projection on the same database as the services' store."""
-    from infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.projections.statistics import StatisticsProjection
 
     return StatisticsProjection(_engine(services, "the statistics projection"), services.store)
 
 
 def session_directory(services: Any) -> SessionDirectory:
     """Return the session directory on the same database as the services' store."""
-    from infra.projections.directory import SessionDirectory
+    from diceledger.infra.projections.directory import SessionDirectory
 
     return SessionDirectory(_engine(services, "the session directory"), services.store)
 

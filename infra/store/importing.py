@@ -7,10 +7,10 @@ from dataclasses import replace
 from datetime import UTC
 from itertools import islice
 
-from domain.errors import IntegrityError
-from domain.hashchain import ChainHead, ChainVerifier
-from domain.records import RecordedEvent
-from infra.store.sealing import check_names
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.hashchain import ChainHead, ChainVerifier
+from diceledger.domain.records import RecordedEvent
+from diceledger.infra.store.sealing import check_names
 
 IMPORT_CHUNK_SIZE = 500
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.records import RecordedEvent
+from diceledger.domain.records import RecordedEvent
 
 
 def to_row(record: RecordedEvent) -> dict[str, Any]:

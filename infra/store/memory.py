@@ -6,12 +6,12 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from domain.errors import ConcurrencyError
-from domain.hashchain import ChainHead, plain_json_copy
-from domain.records import NewEvent, RecordedEvent
-from infra.store.importing import plan_import
-from infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
-from infra.store.sealing import check_batch, resolve_retry, seal, with_positions
+from diceledger.domain.errors import ConcurrencyError
+from diceledger.domain.hashchain import ChainHead, plain_json_copy
+from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.infra.store.importing import plan_import
+from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
+from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 
 
 class InMemoryEventStore(EventStore):

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
-from domain.records import NewEvent, RecordedEvent
+from diceledger.domain.records import NewEvent, RecordedEvent
 
 Clock = Callable[[], datetime]
 READ_BATCH_SIZE = 1000

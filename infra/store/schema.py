@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from infra.store.sealing import EVENT_TYPE_LENGTH, STREAM_ID_LENGTH
+from diceledger.infra.store.sealing import EVENT_TYPE_LENGTH, STREAM_ID_LENGTH
 
 metadata = sa.MetaData()
 

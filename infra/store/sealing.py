@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from domain.errors import IntegrityError
-from domain.hashchain import ChainHead, event_hash
-from domain.records import NewEvent, RecordedEvent
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.hashchain import ChainHead, event_hash
+from diceledger.domain.records import NewEvent, RecordedEvent
 
 # The widths the SQL schema declares. PostgreSQL enforces them and SQLite does not, so
 # every backend checks them here and refuses alike, before anything is written.

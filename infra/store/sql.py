@@ -10,15 +10,15 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Engine
 
-from domain.errors import ConcurrencyError
-from domain.hashchain import ChainHead
-from domain.records import NewEvent, RecordedEvent
-from infra.db import translate_errors, write_connection
-from infra.store.importing import plan_import
-from infra.store.mapper import from_row, to_row
-from infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
-from infra.store.schema import events
-from infra.store.sealing import check_batch, resolve_retry, seal
+from diceledger.domain.errors import ConcurrencyError
+from diceledger.domain.hashchain import ChainHead
+from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.store.importing import plan_import
+from diceledger.infra.store.mapper import from_row, to_row
+from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sealing import check_batch, resolve_retry, seal
 
 # Key of the transaction-scoped advisory lock that serialises appends on PostgreSQL.
 APPEND_LOCK_KEY = 0x6469_6365_6C65_6467  # "diceledg"

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from cli.main import cli
-from domain.records import RecordedEvent
-from domain.session.state import SessionState
-from infra.db import make_engine
-from infra.sessions import SessionService
-from infra.store.sql import SqlEventStore
-from infra.vault import SeedVault
+from diceledger.cli.main import cli
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session.state import SessionState
+from diceledger.infra.db import make_engine
+from diceledger.infra.sessions import SessionService
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import SeedVault
 
 
 @dataclass

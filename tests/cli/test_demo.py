@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
+from diceledger.cli.main import cli
 
 
 def play(folder: Path, seed: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from domain.dice.sources import SeededSource
+from diceledger.domain.dice.sources import SeededSource
 from tests.cli.conftest import Ledger
 
 

@@ -6,9 +6,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from cli.lazy import LazyGroup
-from cli.main import cli
-from cli.registry import COMMANDS
+from diceledger.cli.lazy import LazyGroup
+from diceledger.cli.main import cli
+from diceledger.cli.registry import COMMANDS
 
 # Commands whose output is a file, a tour or a schema action rather than a result document.
 NO_JSON = {"demo"}

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner, Result
 
-from cli.main import cli
+from diceledger.cli.main import cli
 
 
 @pytest.fixture

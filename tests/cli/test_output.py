@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from cli.output import PROGRESS_THRESHOLD, progress
+from diceledger.cli.output import PROGRESS_THRESHOLD, progress
 
 
 class FakeTerminal(io.StringIO):

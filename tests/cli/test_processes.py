@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.hashchain import verify_chain
+from diceledger.domain.hashchain import verify_chain
 from tests.cli.conftest import Ledger
 
 DICELEDGER = str(Path(sys.executable).parent / "diceledger")

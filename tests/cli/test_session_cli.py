@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
+from diceledger.cli.main import cli
 from tests.cli.conftest import Ledger
 
 

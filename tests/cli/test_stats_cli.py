@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.projections.tidy import COLUMNS
+from diceledger.domain.projections.tidy import COLUMNS
 from tests.cli.conftest import Ledger
 
 

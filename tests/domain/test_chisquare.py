@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.stats.chisquare import statistic, survival, uniform_p_value
+from diceledger.domain.stats.chisquare import statistic, survival, uniform_p_value
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.errors import IntegrityError
-from domain.hashchain import (
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.hashchain import (
     GENESIS_HASH,
     ChainHead,
     canonical_json,
@@ -22,7 +22,7 @@ from domain.hashchain import (
     record_hash,
     verify_chain,
 )
-from domain.records import RecordedEvent
+from diceledger.domain.records import RecordedEvent
 
 SAFE = 2**53 - 1
 ascii_keys = st.text(alphabet=st.characters(max_codepoint=127), max_size=8)

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number
-from domain.dice.ladder import ALLOWED_TEXT, SIZES
-from domain.dice.notation import constant_value, evaluate, format_expression, parse
-from domain.errors import DiceNotationError
+from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number
+from diceledger.domain.dice.ladder import ALLOWED_TEXT, SIZES
+from diceledger.domain.dice.notation import constant_value, evaluate, format_expression, parse
+from diceledger.domain.errors import DiceNotationError
 
 
 def error_of(text: str) -> str:

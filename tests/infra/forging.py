@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from domain.hashchain import GENESIS_HASH, record_hash
-from domain.records import RecordedEvent
+from diceledger.domain.hashchain import GENESIS_HASH, record_hash
+from diceledger.domain.records import RecordedEvent
 
 
 def rechain(records: list[RecordedEvent], start: int = 0) -> list[RecordedEvent]:

@@ -7,15 +7,15 @@ import random
 import uuid
 from collections.abc import Iterator
 
-from domain.dice.sources import DiceSource, SeededSource
-from domain.errors import DiceledgerError
-from domain.session import commands as cmd
-from domain.session.context import Context
-from domain.session.decide import decide
-from domain.session.events import Amount, CheckSide
-from domain.session.state import AWAITING, SessionState, evolve
-from infra.codec import new_event
-from infra.store.port import EventStore
+from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.state import AWAITING, SessionState, evolve
+from diceledger.infra.codec import new_event
+from diceledger.infra.store.port import EventStore
 
 SEED = b"q" * 32
 PLAYERS = ["ann", "bob", "cy"]

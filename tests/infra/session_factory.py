@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.records import RecordedEvent
-from domain.session import commands as cmd
-from domain.session.events import Amount, CheckSide
-from infra.bootstrap import Services, in_memory
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.infra.bootstrap import Services, in_memory
 
 
 def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from domain.records import NewEvent
-from infra.db import make_engine, upgrade
-from infra.store.memory import InMemoryEventStore
-from infra.store.port import Clock, EventStore
-from infra.store.sql import SqlEventStore
+from diceledger.domain.records import NewEvent
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.port import Clock, EventStore
+from diceledger.infra.store.sql import SqlEventStore
 
 BACKENDS = [
     pytest.param("memory", id="memory"),

@@ -11,9 +11,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from domain.hashchain import verify_chain
-from infra.db import make_engine, upgrade
-from infra.store.sql import SqlEventStore
+from diceledger.domain.hashchain import verify_chain
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event
 
 

@@ -9,9 +9,9 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from domain.hashchain import verify_chain
-from infra.db import make_engine, upgrade
-from infra.store.sql import SqlEventStore
+from diceledger.domain.hashchain import verify_chain
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from domain.hashchain import verify_chain
-from infra.db import make_engine
-from infra.store.sql import SqlEventStore
+from diceledger.domain.hashchain import verify_chain
+from diceledger.infra.db import make_engine
+from diceledger.infra.store.sql import SqlEventStore
 
 pytestmark = pytest.mark.slow
 

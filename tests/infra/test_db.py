@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from domain.errors import StoreUnavailableError
-from infra.db import make_engine, normalize_url, resolve_url, upgrade, write_connection
-from infra.store.sql import APPEND_LOCK_KEY, SqlEventStore
+from diceledger.domain.errors import StoreUnavailableError
+from diceledger.infra.db import make_engine, normalize_url, resolve_url, upgrade, write_connection
+from diceledger.infra.store.sql import APPEND_LOCK_KEY, SqlEventStore
 from tests.infra.support import new_event
 
 

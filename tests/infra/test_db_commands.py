@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
-from infra.db import head_revision
+from diceledger.cli.main import cli
+from diceledger.infra.db import head_revision
 
 
 def run(*args: str) -> tuple[int, str]:

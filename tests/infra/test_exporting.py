@@ -10,14 +10,20 @@ import pytest
 from freezegun import freeze_time
 from sqlalchemy.engine import Engine
 
-from domain.errors import IntegrityError
-from domain.hashchain import verify_chain
-from domain.session import commands as cmd
-from infra.bootstrap import in_memory
-from infra.db import make_engine, upgrade
-from infra.exporting import FIELDS, check_export, import_export, read_export, write_export
-from infra.store.memory import InMemoryEventStore
-from infra.store.sql import SqlEventStore
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.hashchain import verify_chain
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.bootstrap import in_memory
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.exporting import (
+    FIELDS,
+    check_export,
+    import_export,
+    read_export,
+    write_export,
+)
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.sql import SqlEventStore
 
 
 @pytest.fixture
@@ -30,8 +36,8 @@ def engines() -> Iterator[list[Engine]]:
 
 def played_store(url: str, engines: list[Engine]) -> tuple[SqlEventStore, str]:
     """Play a short session on a SQL store; return the store and the session id."""
-    from infra.sessions import SessionService
-    from infra.vault import SeedVault
+    from diceledger.infra.sessions import SessionService
+    from diceledger.infra.vault import SeedVault
 
     engine = make_engine(url)
     engines.append(engine)

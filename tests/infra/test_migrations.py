@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from domain.errors import SchemaOutdatedError, StoreUnavailableError
-from infra.db import (
+from diceledger.domain.errors import SchemaOutdatedError, StoreUnavailableError
+from diceledger.infra.db import (
     current_revision,
     downgrade,
     ensure_schema,
@@ -19,8 +19,8 @@ from infra.db import (
     open_engine,
     upgrade,
 )
-from infra.schema import metadata
-from infra.store.sql import SqlEventStore
+from diceledger.infra.schema import metadata
+from diceledger.infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event
 

@@ -6,14 +6,14 @@ import random
 
 import sqlalchemy as sa
 
-from domain.projections.statistics import fold_statistics
-from domain.session import commands as cmd
-from domain.session.decide_session import MAX_TEXT
-from infra.db import make_engine
-from infra.projections.decoding import logged_all
-from infra.projections.schema import stat_counters
-from infra.projections.statistics import StatisticsProjection
-from infra.store.memory import InMemoryEventStore
+from diceledger.domain.projections.statistics import fold_statistics
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.decide_session import MAX_TEXT
+from diceledger.infra.db import make_engine
+from diceledger.infra.projections.decoding import logged_all
+from diceledger.infra.projections.schema import stat_counters
+from diceledger.infra.projections.statistics import StatisticsProjection
+from diceledger.infra.store.memory import InMemoryEventStore
 from tests.infra.played_tables import Table, play
 from tests.infra.support import catch_up_overtaken
 

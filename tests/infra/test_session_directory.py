@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from domain.projections.directory import Entry
-from domain.session import commands as cmd
-from domain.session.state import SessionState, evolve
-from infra.codec import from_record
-from infra.db import make_engine
-from infra.projections.directory import SessionDirectory
-from infra.store.memory import InMemoryEventStore
-from infra.store.port import EventStore
+from diceledger.domain.projections.directory import Entry
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.state import SessionState, evolve
+from diceledger.infra.codec import from_record
+from diceledger.infra.db import make_engine
+from diceledger.infra.projections.directory import SessionDirectory
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.port import EventStore
 from tests.infra.played_tables import Table, play
 from tests.infra.support import catch_up_overtaken
 

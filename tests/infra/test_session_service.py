@@ -7,22 +7,22 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from domain.dice.sources import SeededSource
-from domain.errors import (
+from diceledger.domain.dice.sources import SeededSource
+from diceledger.domain.errors import (
     ConcurrencyError,
     DiceledgerError,
     NotFoundError,
 )
-from domain.hashchain import verify_chain
-from domain.records import NewEvent
-from domain.session import commands as cmd
-from domain.session.events import CheckSide, RollRequested
-from infra.bootstrap import in_memory
-from infra.db import make_engine
-from infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
-from infra.store.memory import InMemoryEventStore
-from infra.store.sql import SqlEventStore
-from infra.vault import InMemorySeedVault, SeedVault
+from diceledger.domain.hashchain import verify_chain
+from diceledger.domain.records import NewEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import CheckSide, RollRequested
+from diceledger.infra.bootstrap import in_memory
+from diceledger.infra.db import make_engine
+from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import InMemorySeedVault, SeedVault
 
 
 class Rivalry:
@@ -193,7 +193,7 @@ def test_a_seeded_roll_retried_after_a_conflict_draws_under_its_new_nonce() -> N
 def test_a_command_that_always_loses_gives_up_busy_and_appends_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("infra.sessions.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("diceledger.infra.sessions.time.sleep", lambda seconds: None)
     service, store = racing()
     session_id = table(service)
     store.every_time = True

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from domain.errors import ConcurrencyError, IntegrityError
-from domain.hashchain import GENESIS_HASH, record_hash, verify_chain
-from domain.records import NewEvent
-from infra.store.port import EventStore
+from diceledger.domain.errors import ConcurrencyError, IntegrityError
+from diceledger.domain.hashchain import GENESIS_HASH, record_hash, verify_chain
+from diceledger.domain.records import NewEvent
+from diceledger.infra.store.port import EventStore
 from tests.infra.support import BACKENDS, StoreFactory, new_event, store_factory, ticking_clock
 
 
@@ -216,7 +216,7 @@ def test_stream_ids_follow_the_order_of_first_events(store: EventStore) -> None:
 def test_import_into_another_store_keeps_every_field_but_position(
     store: EventStore,
 ) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore(clock=ticking_clock(datetime(2025, 5, 5, tzinfo=UTC)))
     source.append("a", [new_event(), new_event()], expected_version=0)
@@ -235,7 +235,7 @@ def test_import_into_another_store_keeps_every_field_but_position(
 
 
 def test_importing_twice_appends_nothing_the_second_time(store: EventStore) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore()
     source.append("a", [new_event() for _ in range(5)], expected_version=0)
@@ -245,7 +245,7 @@ def test_importing_twice_appends_nothing_the_second_time(store: EventStore) -> N
 
 
 def test_import_continues_a_stream_that_is_partly_present(store: EventStore) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore()
     source.append("a", [new_event() for _ in range(3)], expected_version=0)
@@ -259,7 +259,7 @@ def test_import_continues_a_stream_that_is_partly_present(store: EventStore) -> 
 def test_a_tampered_import_is_refused_naming_the_event_and_keeps_nothing(
     store: EventStore,
 ) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore()
     source.append("a", [new_event() for _ in range(4)], expected_version=0)
@@ -273,7 +273,7 @@ def test_a_tampered_import_is_refused_naming_the_event_and_keeps_nothing(
 def test_an_import_with_a_stream_id_too_long_is_refused_even_with_a_valid_chain(
     store: EventStore,
 ) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore()
     source.append("a", [new_event()], expected_version=0)
@@ -286,7 +286,7 @@ def test_an_import_with_a_stream_id_too_long_is_refused_even_with_a_valid_chain(
 
 
 def test_an_import_that_does_not_link_to_the_stored_head_is_refused(store: EventStore) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     store.append("a", [new_event()], expected_version=0)
     source = InMemoryEventStore()
@@ -297,7 +297,7 @@ def test_an_import_that_does_not_link_to_the_stored_head_is_refused(store: Event
 
 
 def test_an_import_that_reuses_a_recorded_id_differently_is_refused(store: EventStore) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     event = new_event()
     store.append("a", [event], expected_version=0)
@@ -309,7 +309,7 @@ def test_an_import_that_reuses_a_recorded_id_differently_is_refused(store: Event
 
 
 def test_imported_times_are_kept_as_the_same_instant_in_utc(store: EventStore) -> None:
-    from infra.store.memory import InMemoryEventStore
+    from diceledger.infra.store.memory import InMemoryEventStore
 
     source = InMemoryEventStore(clock=lambda: datetime(2026, 5, 1, 10, 0, 0, 5, tzinfo=UTC))
     source.append("a", [new_event()], expected_version=0)

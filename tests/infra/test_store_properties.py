@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.errors import ConcurrencyError
-from domain.hashchain import verify_chain
-from domain.records import NewEvent
-from infra.db import make_engine
-from infra.store.memory import InMemoryEventStore
-from infra.store.port import EventStore
-from infra.store.sql import SqlEventStore
+from diceledger.domain.errors import ConcurrencyError
+from diceledger.domain.hashchain import verify_chain
+from diceledger.domain.records import NewEvent
+from diceledger.infra.db import make_engine
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.port import EventStore
+from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event, ticking_clock
 
 STREAMS = ["s0", "s1", "s2"]

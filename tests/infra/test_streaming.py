@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from domain.hashchain import ChainVerifier
-from domain.records import NewEvent
-from infra.db import make_engine, upgrade
-from infra.store.sql import SqlEventStore
+from diceledger.domain.hashchain import ChainVerifier
+from diceledger.domain.records import NewEvent
+from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.sql import SqlEventStore
 
 EVENTS = 3_000
 BATCH = 100

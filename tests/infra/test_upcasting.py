@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from domain.errors import IntegrityError
-from domain.session import commands as cmd
-from domain.session.events import SessionStarted
-from infra.bootstrap import in_memory
-from infra.codec import decode, from_record
-from infra.exporting import read_export
-from infra.verifying import verify_file
+from diceledger.domain.errors import IntegrityError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import SessionStarted
+from diceledger.infra.bootstrap import in_memory
+from diceledger.infra.codec import decode, from_record
+from diceledger.infra.exporting import read_export
+from diceledger.infra.verifying import verify_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "session_v1.jsonl"
 

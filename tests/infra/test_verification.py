@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from domain.records import RecordedEvent
-from domain.verification.report import Report
-from domain.verification.verify import verify_records
-from infra.codec import from_record
-from infra.db import make_engine
-from infra.exporting import write_export
-from infra.store.mapper import to_row
-from infra.store.schema import events as events_table
-from infra.store.sql import SqlEventStore
-from infra.verifying import verify_file, verify_session
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.verification.report import Report
+from diceledger.domain.verification.verify import verify_records
+from diceledger.infra.codec import from_record
+from diceledger.infra.db import make_engine
+from diceledger.infra.exporting import write_export
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events as events_table
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.verifying import verify_file, verify_session
 from tests.infra.forging import rechain
 from tests.infra.session_factory import honest_session, records_of
 

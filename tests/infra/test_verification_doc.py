@@ -9,8 +9,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from domain.dice.sources import SeededSource, draw_message
-from domain.hashchain import event_hash
+from diceledger.domain.dice.sources import SeededSource, draw_message
+from diceledger.domain.hashchain import event_hash
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 

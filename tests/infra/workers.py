@@ -11,10 +11,10 @@ import random
 import sys
 import uuid
 
-from domain.errors import ConcurrencyError
-from domain.records import NewEvent
-from infra.db import current_revision, make_engine, open_engine
-from infra.store.sql import SqlEventStore
+from diceledger.domain.errors import ConcurrencyError
+from diceledger.domain.records import NewEvent
+from diceledger.infra.db import current_revision, make_engine, open_engine
+from diceledger.infra.store.sql import SqlEventStore
 
 
 def new_event(writer: str) -> NewEvent:

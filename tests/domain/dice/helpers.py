@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from domain.dice.notation import parse
-from domain.dice.request import Modifier, RollSpec, build_spec
-from domain.dice.sources import Draw, Provenance
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import Modifier, RollSpec, build_spec
+from diceledger.domain.dice.sources import Draw, Provenance
 
 
 def mods(*amounts: int) -> tuple[Modifier, ...]:

@@ -7,12 +7,12 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.dice.breakdown import breakdown, die_views
-from domain.dice.engine import Reason, roll, start
-from domain.dice.ladder import SIZES, chain_size
-from domain.dice.request import Modifier
-from domain.dice.sources import SeededSource
-from domain.stats.chisquare import uniform_p_value
+from diceledger.domain.dice.breakdown import breakdown, die_views
+from diceledger.domain.dice.engine import Reason, roll, start
+from diceledger.domain.dice.ladder import SIZES, chain_size
+from diceledger.domain.dice.request import Modifier
+from diceledger.domain.dice.sources import SeededSource
+from diceledger.domain.stats.chisquare import uniform_p_value
 from tests.domain.dice.helpers import FacesThenOnes, check, plain
 
 faces_20 = st.integers(min_value=1, max_value=20)

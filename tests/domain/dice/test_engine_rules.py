@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.dice.breakdown import die_views
-from domain.dice.checks import MAX_OPPOSED_ROUNDS, judge, opposed
-from domain.dice.engine import Reason, accept, reroll, roll, start
-from domain.dice.request import Target
-from domain.dice.sources import ManualSource
-from domain.errors import ExplosionChainError, ManualFacesError, RerollError, RollError
+from diceledger.domain.dice.breakdown import die_views
+from diceledger.domain.dice.checks import MAX_OPPOSED_ROUNDS, judge, opposed
+from diceledger.domain.dice.engine import Reason, accept, reroll, roll, start
+from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.sources import ManualSource
+from diceledger.domain.errors import ExplosionChainError, ManualFacesError, RerollError, RollError
 from tests.domain.dice.helpers import AlwaysMax, FacesThenOnes, check, mods, plain
 
 

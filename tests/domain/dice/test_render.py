@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from domain.dice.checks import judge
-from domain.dice.engine import reroll, roll, start
-from domain.dice.render import render_check, render_roll
-from domain.dice.request import Modifier, Target
-from domain.dice.sources import ManualSource
+from diceledger.domain.dice.checks import judge
+from diceledger.domain.dice.engine import reroll, roll, start
+from diceledger.domain.dice.render import render_check, render_roll
+from diceledger.domain.dice.request import Modifier, Target
+from diceledger.domain.dice.sources import ManualSource
 from tests.domain.dice.helpers import check, plain
 
 

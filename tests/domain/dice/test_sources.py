@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from domain.dice.sources import (
+from diceledger.domain.dice.sources import (
     MESSAGE_TAG,
     Draw,
     Provenance,
@@ -17,7 +17,7 @@ from domain.dice.sources import (
     draw_message,
     face_from_word,
 )
-from domain.errors import ManualFacesError
+from diceledger.domain.errors import ManualFacesError
 
 
 def test_message_is_the_tag_then_length_prefixed_fields() -> None:

@@ -11,8 +11,8 @@ from typing import Any
 
 import icepool
 
-from domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
-from domain.dice.request import RollSpec
+from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Negate, Node, Number
+from diceledger.domain.dice.request import RollSpec
 
 LADDER = (4, 6, 8, 10, 12, 20)
 

@@ -7,10 +7,10 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.dice.notation import parse
-from domain.dice.request import RollSpec
-from domain.odds import distribution
-from domain.odds.bins import bins
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import RollSpec
+from diceledger.domain.odds import distribution
+from diceledger.domain.odds.bins import bins
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from domain.dice.ladder import SIZES
-from domain.dice.notation import parse
-from domain.dice.request import CheckDie, Modifier, RollSpec
-from domain.odds import distribution
+from diceledger.domain.dice.ladder import SIZES
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec
+from diceledger.domain.odds import distribution
 from tests.domain.odds import icepool_model
 
 

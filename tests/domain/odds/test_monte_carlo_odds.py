@@ -10,11 +10,11 @@ import math
 
 import pytest
 
-from domain.dice.engine import roll
-from domain.dice.notation import parse
-from domain.dice.request import CheckDie, Modifier, RollSpec
-from domain.dice.sources import SeededSource
-from domain.odds import distribution
+from diceledger.domain.dice.engine import roll
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec
+from diceledger.domain.dice.sources import SeededSource
+from diceledger.domain.odds import distribution
 
 ROLLS = 100_000
 

@@ -7,10 +7,10 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.dice.ladder import SIZES
-from domain.dice.notation import parse
-from domain.dice.request import CheckDie, Modifier, RollSpec
-from domain.odds import distribution, opposed_odds
+from diceledger.domain.dice.ladder import SIZES
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec
+from diceledger.domain.odds import distribution, opposed_odds
 
 terms = st.builds(
     lambda count, sides, marker: f"{count}d{sides}{marker}",

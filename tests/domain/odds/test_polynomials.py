@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.odds.polynomials import polymul
+from diceledger.domain.odds.polynomials import polymul
 
 
 def schoolbook(a: list[int], b: list[int]) -> list[int]:

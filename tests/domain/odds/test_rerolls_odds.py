@@ -10,11 +10,11 @@ from fractions import Fraction
 
 import pytest
 
-from domain.dice.engine import roll
-from domain.dice.notation import parse
-from domain.dice.request import CheckDie, Modifier, RollSpec
-from domain.dice.sources import Draw, Provenance
-from domain.odds import distribution
+from diceledger.domain.dice.engine import roll
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec
+from diceledger.domain.dice.sources import Draw, Provenance
+from diceledger.domain.odds import distribution
 
 
 class NeedsFace(Exception):

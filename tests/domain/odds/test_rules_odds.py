@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from domain.dice.notation import parse
-from domain.dice.request import CheckDie, Modifier, RollSpec, Target
-from domain.errors import RollError
-from domain.odds import distribution, opposed_odds, success_probability
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec, Target
+from diceledger.domain.errors import RollError
+from diceledger.domain.odds import distribution, opposed_odds, success_probability
 
 ADV_1 = CheckDie(advantage=(Modifier(1),))
 DIS_1 = CheckDie(disadvantage=(Modifier(1),))

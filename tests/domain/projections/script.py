@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from domain.dice.sources import DiceSource, SeededSource
-from domain.projections.logged import Logged
-from domain.session import commands as cmd
-from domain.session.context import Context
-from domain.session.decide import decide
-from domain.session.state import SessionState, evolve
+from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.state import SessionState, evolve
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 SEED = b"s" * 32

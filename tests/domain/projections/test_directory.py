@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from domain.projections.directory import DirectoryChanges, Started, directory_changes
-from domain.projections.logged import Logged
-from domain.session import events as ev
+from diceledger.domain.projections.directory import DirectoryChanges, Started, directory_changes
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.session import events as ev
 
 WHEN = datetime(2026, 11, 29, tzinfo=UTC)
 

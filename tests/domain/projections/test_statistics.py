@@ -6,16 +6,16 @@ import math
 
 import pytest
 
-from domain.projections.logged import Logged
-from domain.projections.report import (
+from diceledger.domain.projections.logged import Logged
+from diceledger.domain.projections.report import (
     ACROSS_SESSIONS,
     PlayerReport,
     player_reports,
     visible_counters,
 )
-from domain.projections.statistics import StatisticsFold, Tally, fold_statistics
-from domain.session import commands as cmd
-from domain.session.events import CheckSide
+from diceledger.domain.projections.statistics import StatisticsFold, Tally, fold_statistics
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import CheckSide
 from tests.domain.projections.script import Script, interleave
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from domain.projections.logged import state_as_of, until
-from domain.projections.summary import standing
-from domain.projections.timeline import hidden_from, timeline
-from domain.session import commands as cmd
-from domain.session import events as ev
+from diceledger.domain.projections.logged import state_as_of, until
+from diceledger.domain.projections.summary import standing
+from diceledger.domain.projections.timeline import hidden_from, timeline
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
 from tests.domain.projections.script import START, Script
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from domain.dice.sources import DiceSource, Draw, Provenance
-from domain.session import commands as cmd
-from domain.session.context import Context
-from domain.session.decide import decide
-from domain.session.events import Event
-from domain.session.state import SessionState, evolve
+from diceledger.domain.dice.sources import DiceSource, Draw, Provenance
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.events import Event
+from diceledger.domain.session.state import SessionState, evolve
 
 
 class Scripted:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.errors import (
+from diceledger.domain.errors import (
     CommandRefusedError,
     ManualFacesError,
     NotFoundError,
@@ -10,10 +10,10 @@ from domain.errors import (
     RerollError,
     RollError,
 )
-from domain.session import commands as cmd
-from domain.session import events as ev
-from domain.session.events import Amount, CheckSide
-from domain.session.rolls import replay_state
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.rolls import replay_state
 from tests.domain.session.harness import Table
 
 
@@ -220,7 +220,7 @@ def test_amounts_and_targets_out_of_range_are_refused_in_plain_words() -> None:
 
 
 def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() -> None:
-    from domain.session.views import roll_view
+    from diceledger.domain.session.views import roll_view
 
     table = Table()
     secret = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="goblin", label="sneak")

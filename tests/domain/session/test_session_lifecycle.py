@@ -6,10 +6,15 @@ import hashlib
 
 import pytest
 
-from domain.errors import CommandRefusedError, IntegrityError, PermissionDeniedError, RollError
-from domain.session import commands as cmd
-from domain.session import events as ev
-from domain.session.state import replay
+from diceledger.domain.errors import (
+    CommandRefusedError,
+    IntegrityError,
+    PermissionDeniedError,
+    RollError,
+)
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import replay
 from tests.domain.session.harness import Table
 
 
