@@ -143,9 +143,8 @@ class SessionService:
             "client_version": __version__,
         }
         envelopes = [new_event(e, str(uuid.uuid4()), meta) for e in events]
-        self.store.append(session_id, envelopes, state.version)
-        recorded = list(self.store.read_stream(session_id, state.version + 1))
-        appended = [(r, from_record(r)) for r in recorded[: len(events)]]
+        recorded = self.store.append(session_id, envelopes, state.version)
+        appended = list(zip(recorded, events, strict=True))
         for record, event in appended:
             evolve(state, record.stream_version, event)
         return Outcome(session_id, appended, state)

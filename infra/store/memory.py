@@ -27,7 +27,7 @@ class InMemoryEventStore(EventStore):
 
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
-    ) -> list[int]:
+    ) -> list[RecordedEvent]:
         check_batch(stream_id, events)
         if not events:
             return []
@@ -40,9 +40,8 @@ class InMemoryEventStore(EventStore):
                 for event in events
                 if event.event_id in self._by_id
             }
-            original = resolve_retry(stream_id, events, recorded)
-            if original is not None:
-                return original
+            if resolve_retry(stream_id, events, recorded) is not None:
+                return [self._by_id[event.event_id] for event in events]
             head = self._head(stream_id)
             if head.version != expected_version:
                 raise ConcurrencyError(
@@ -51,8 +50,9 @@ class InMemoryEventStore(EventStore):
             sealed = seal(stream_id, events, head, self._clock())
             first = len(self._log) + 1
             positions = list(range(first, first + len(sealed)))
-            self._keep(with_positions(sealed, positions))
-            return positions
+            recorded_events = with_positions(sealed, positions)
+            self._keep(recorded_events)
+            return recorded_events
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
         start = max(from_version, 1) - 1

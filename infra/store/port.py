@@ -23,12 +23,14 @@ class EventStore(ABC):
     @abstractmethod
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
-    ) -> list[int]:
-        """Append events atomically after ``expected_version``; return their positions.
+    ) -> list[RecordedEvent]:
+        """Append events atomically after ``expected_version``; return them as recorded.
 
-        Raises ConcurrencyError when the stream's version differs. Re-appending a batch
-        whose event ids are all recorded in this stream returns their original positions
-        and appends nothing; a batch mixing recorded and new ids raises IntegrityError.
+        The records carry the positions, versions, times and hashes the store gave them,
+        so a caller never reads back what it has just written. Raises ConcurrencyError when
+        the stream's version differs. Re-appending a batch whose event ids are all recorded
+        in this stream returns the original records and appends nothing; a batch mixing
+        recorded and new ids raises IntegrityError.
         """
 
     @abstractmethod

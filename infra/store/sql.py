@@ -18,7 +18,7 @@ from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
 from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
-from diceledger.infra.store.sealing import check_batch, resolve_retry, seal
+from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 
 # Key of the transaction-scoped advisory lock that serialises appends on PostgreSQL.
 APPEND_LOCK_KEY = 0x6469_6365_6C65_6467  # "diceledg"
@@ -82,7 +82,7 @@ class SqlEventStore(EventStore):
 
     def append(
         self, stream_id: str, events_: Sequence[NewEvent], expected_version: int
-    ) -> list[int]:
+    ) -> list[RecordedEvent]:
         check_batch(stream_id, events_)
         if not events_:
             return []
@@ -90,9 +90,9 @@ class SqlEventStore(EventStore):
             with self._writing() as connection:
                 outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
                 if isinstance(outcome, list):
-                    return outcome
+                    return self._records_at(connection, outcome)
                 sealed = seal(stream_id, events_, outcome, self._clock())
-                return self._insert(connection, sealed)
+                return with_positions(sealed, self._insert(connection, sealed))
         except ConcurrencyError:
             # On PostgreSQL the batch ids are looked up in a snapshot that may predate the
             # append lock, so a retry racing its own first attempt collides with it rather
@@ -102,8 +102,10 @@ class SqlEventStore(EventStore):
                 raise
             return original
 
-    def _recorded_batch(self, stream_id: str, events_: Sequence[NewEvent]) -> list[int] | None:
-        """Return the positions of a batch recorded in full, None if none of it is."""
+    def _recorded_batch(
+        self, stream_id: str, events_: Sequence[NewEvent]
+    ) -> list[RecordedEvent] | None:
+        """Return a batch recorded in full as it was recorded, None if none of it is."""
         query = sa.select(events.c.event_id, events.c.stream_id, events.c.position).where(
             events.c.event_id.in_([event.event_id for event in events_])
         )
@@ -111,7 +113,15 @@ class SqlEventStore(EventStore):
             recorded = {
                 row.event_id: (row.stream_id, row.position) for row in connection.execute(query)
             }
-        return resolve_retry(stream_id, events_, recorded)
+            positions = resolve_retry(stream_id, events_, recorded)
+            return None if positions is None else self._records_at(connection, positions)
+
+    @staticmethod
+    def _records_at(connection: Connection, positions: list[int]) -> list[RecordedEvent]:
+        """Return the records at ``positions`` (a retried batch), in that order."""
+        query = sa.select(events).where(events.c.position.in_(positions))
+        found = {row.position: from_row(row) for row in connection.execute(query).mappings()}
+        return [found[position] for position in positions]
 
     def _retry_or_head(
         self,

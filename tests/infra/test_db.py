@@ -82,7 +82,8 @@ def test_a_sqlite_writer_waits_out_a_short_lock(sqlite_url: str) -> None:
             appended: list[int] = []
             thread = threading.Thread(
                 target=lambda: appended.extend(
-                    SqlEventStore(waiter).append("s1", [new_event()], expected_version=0)
+                    r.position
+                    for r in SqlEventStore(waiter).append("s1", [new_event()], expected_version=0)
                 )
             )
             thread.start()

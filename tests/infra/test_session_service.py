@@ -14,7 +14,7 @@ from diceledger.domain.errors import (
     NotFoundError,
 )
 from diceledger.domain.hashchain import verify_chain
-from diceledger.domain.records import NewEvent
+from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide, RollRequested
 from diceledger.infra.bootstrap import in_memory
@@ -44,7 +44,7 @@ class Rivalry:
             finally:
                 if self.every_time:
                     self.rival = rival
-        appended: list[int] = super().append(stream_id, events, expected_version)  # type: ignore[misc]
+        appended: list[RecordedEvent] = super().append(stream_id, events, expected_version)  # type: ignore[misc]
         return appended
 
 

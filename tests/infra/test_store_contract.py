@@ -36,11 +36,13 @@ def test_an_empty_store_has_no_events_streams_or_head(store: EventStore) -> None
 def test_appends_get_gapless_versions_and_increasing_positions(store: EventStore) -> None:
     first = store.append("s1", [new_event(), new_event()], expected_version=0)
     second = store.append("s1", [new_event()], expected_version=2)
-    positions = first + second
+    positions = [r.position for r in first + second]
     assert positions == sorted(positions) and len(set(positions)) == 3
     recorded = list(store.read_stream("s1"))
     assert [r.stream_version for r in recorded] == [1, 2, 3]
     assert [r.position for r in recorded] == positions
+    # append answers with the records exactly as a later read finds them.
+    assert first + second == recorded
     assert store.current_version("s1") == 3
     assert store.head_position() == positions[-1]
 
@@ -107,7 +109,7 @@ def test_a_new_stream_must_be_expected_at_version_zero(store: EventStore) -> Non
     assert list(store.read_all()) == []
 
 
-def test_re_appending_the_same_event_ids_returns_the_original_positions(
+def test_re_appending_the_same_event_ids_returns_the_original_records(
     store: EventStore,
 ) -> None:
     batch = [new_event(), new_event()]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import verify_chain
-from diceledger.domain.records import NewEvent
+from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
@@ -73,7 +73,7 @@ def test_random_appends_keep_versions_gapless_positions_increasing_and_chains_va
     open_store, plan: list[tuple[int, int, int, bool]]
 ) -> None:
     model: dict[str, list[str]] = {stream: [] for stream in STREAMS}
-    last: tuple[str, list[NewEvent], list[int]] | None = None
+    last: tuple[str, list[NewEvent], list[RecordedEvent]] | None = None
     with open_store() as store:
         for stream_index, size, offset, retry in plan:
             if retry and last is not None:
