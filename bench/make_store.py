@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib.bulk_fill import chained  # noqa: E402
 
+from diceledger.domain.dice.request import Target  # noqa: E402
 from diceledger.domain.dice.sources import DiceSource, SeededSource  # noqa: E402
 from diceledger.domain.errors import DiceledgerError  # noqa: E402
 from diceledger.domain.hashchain import (  # noqa: E402
@@ -154,7 +155,7 @@ class Generator:
             yield from self.run(table, actor, opposed)
         elif dice < 0.92:
             blind = cmd.RequestRoll(
-                "check", "1d20+2", target=rng.randint(8, 18), blind=True, on_behalf_of=who
+                "check", "1d20+2", target=Target(rng.randint(8, 18)), blind=True, on_behalf_of=who
             )
             yield from self.run(table, table.gm, blind)
         elif dice < 0.95:
@@ -188,9 +189,7 @@ class Generator:
             advantage=advantage,
             disadvantage=disadvantage,
             median=rng.random() < 0.05,
-            target=10 + modifier if dc else rng.randint(8, 20),
-            dc_modifier=modifier if dc else None,
-            dc_label="WIS" if dc else None,
+            target=Target.dc(modifier, "WIS") if dc else Target(rng.randint(8, 20)),
             against="trap" if kind == "save" else None,
             eased=(Amount(2, "bless"),) if rng.random() < 0.1 else (),
         )

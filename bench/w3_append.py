@@ -30,6 +30,7 @@ from benchlib.profiling import print_profile
 from benchlib.sqlite_peers import EventsourcingAppender, RawSqliteAppender
 from benchlib.stats import median, median_ratio
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.records import NewEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
@@ -160,7 +161,7 @@ def check_commands(quick: bool, profile: bool = False) -> dict[str, Any]:
         session = services.sessions.start("bench table", "gm").session_id
         services.sessions.execute(session, "player", cmd.JoinSession("player"))
         check = cmd.RequestRoll(
-            kind="check", expression="1d20+5", advantage=(Amount(1),), target=15
+            kind="check", expression="1d20+5", advantage=(Amount(1),), target=Target(15)
         )
         figures = []
         for _ in range(segments):

@@ -27,6 +27,7 @@ from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
 from benchlib.stats import median
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
 from diceledger.infra.bootstrap import bootstrap
@@ -48,7 +49,9 @@ def new_session(url: str, rolls: int) -> tuple[str, int]:
     session = services.sessions.start(f"W6 {rolls}", "gm").session_id
     for player in ("ann", "bob"):
         services.sessions.execute(session, player, cmd.JoinSession(player))
-    check = cmd.RequestRoll(kind="check", expression="1d20+3", advantage=(Amount(1),), target=12)
+    check = cmd.RequestRoll(
+        kind="check", expression="1d20+3", advantage=(Amount(1),), target=Target(12)
+    )
     for number in range(rolls):
         services.sessions.execute(session, ("ann", "bob")[number % 2], check)
     return session, services.store.current_version(session)

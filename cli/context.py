@@ -1,13 +1,16 @@
-"""What every command receives: the global options and, on demand, the services."""
+"""What every command receives: the global options and, on demand, the application."""
 
 from __future__ import annotations
 
 import getpass
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from diceledger.infra.app.application import Application
 
 
 def default_actor() -> str:
@@ -17,20 +20,20 @@ def default_actor() -> str:
 
 @dataclass
 class AppContext:
-    """Global options, and the services built from them the first time one is needed."""
+    """Global options, and the application built from them the first time it is needed."""
 
     db_url: str | None
     actor: str
     json: bool
-    _services: Any = field(default=None, repr=False)
+    _app: Application | None = field(default=None, repr=False)
 
-    def services(self) -> Any:
-        """Build the application services once (imports the store only when used)."""
-        if self._services is None:
+    def app(self) -> Application:
+        """Build the application once (imports the store only when a command needs it)."""
+        if self._app is None:
             from diceledger.infra.bootstrap import bootstrap
 
-            self._services = bootstrap(self.db_url)
-        return self._services
+            self._app = bootstrap(self.db_url)
+        return self._app
 
 
 pass_app = click.make_pass_decorator(AppContext)

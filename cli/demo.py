@@ -31,9 +31,9 @@ class Tour:
         from diceledger.infra.bootstrap import bootstrap
 
         self.url = url
-        self.services = bootstrap(url)
+        self.app = bootstrap(url)
         rng = random.Random(seed)  # deterministic seeds: the same demo for the same --seed
-        self.services.sessions.reseed(lambda: rng.randbytes(32), lambda: rng.randbytes(3).hex())
+        self.app.reseed(lambda: rng.randbytes(32), lambda: rng.randbytes(3).hex())
         self.session = ""
 
     def scene(self, title: str) -> None:
@@ -46,7 +46,7 @@ class Tour:
         shown = [a.replace(self.session, "$S") if self.session else a for a in args]
         words = ["$", "diceledger", "--as", actor, *(shlex.quote(a) for a in shown)]
         click.secho(shell_lines([w.replace("'$S'", "$S") for w in words]), dim=True)
-        app = AppContext(self.url, actor, False, self.services)
+        app = AppContext(self.url, actor, False, self.app)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             cli.main(
@@ -58,8 +58,8 @@ class Tour:
         for line in printed.getvalue().splitlines():
             click.echo(fit(line))
 
-    def lowest_die(self, roll_id: int) -> int:
-        state = replay_state(self.services.sessions.load(self.session).rolls[roll_id])
+    def lowest_die(self, actor: str, roll_id: int) -> int:
+        state = replay_state(self.app.roll(actor, self.session, roll_id).roll)
         return min(state.live, key=lambda i: state.dice[i].face)
 
 
@@ -89,7 +89,7 @@ def play(tour: Tour, folder: Path) -> None:
     """Play the scripted session."""
     tour.scene("A GM opens a session; three players join")
     tour.run("mira", "session", "start", TITLE)
-    tour.session = tour.services.store.stream_ids()[-1]
+    tour.session = tour.app.sessions()[-1].session_id
     click.echo(f"(the session id is {tour.session}; below it is written $S)")
     tour.run("ann", "session", "join", tour.session, "--client-seed", "ann lucky words")
     tour.run("bram", "session", "join", tour.session)
@@ -160,7 +160,7 @@ def play(tour: Tour, folder: Path) -> None:
         "--reroll-scope",
         "damage",
     )
-    tour.run("ann", "reroll", tour.session, "7", "--die", str(tour.lowest_die(7)))
+    tour.run("ann", "reroll", tour.session, "7", "--die", str(tour.lowest_die("ann", 7)))
 
     tour.scene("The GM rolls blind for the ghoul; players see only that it happened")
     tour.run(

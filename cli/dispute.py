@@ -30,9 +30,7 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
     Example:
       diceledger --as bob dispute open tomb-of-ash-1a2b3c 4 --reason "the die fell off"
     """
-    outcome = app.services().sessions.execute(
-        session_id, app.actor, cmd.OpenDispute(roll_id, reason)
-    )
+    app.app().open_dispute(app.actor, session_id, roll_id, reason)
     if app.json:
         emit_json(
             {"session_id": session_id, "roll_id": roll_id, "dispute": "open", "by": app.actor}
@@ -40,7 +38,7 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
         return
     click.echo(
         f"roll {roll_id} disputed by {app.actor}; the GM can run "
-        f"`diceledger dispute review {outcome.session_id} {roll_id}`"
+        f"`diceledger dispute review {session_id} {roll_id}`"
     )
 
 
@@ -56,9 +54,7 @@ def review(app: AppContext, session_id: str, roll_id: int) -> None:
     Example:
       diceledger --as gm dispute review tomb-of-ash-1a2b3c 4
     """
-    from diceledger.infra.verifying import review_roll
-
-    report = review_roll(app.services().store, session_id, roll_id, app.actor)
+    report = app.app().review(app.actor, session_id, roll_id)
     if app.json:
         emit_json(report)
         return
@@ -142,8 +138,8 @@ def resolve(
     """
     if outcome is None:
         raise click.UsageError("give --uphold or --void")
-    app.services().sessions.execute(
-        session_id, app.actor, cmd.ResolveDispute(roll_id, outcome, note)
+    app.app().resolve_dispute(
+        app.actor, session_id, cmd.ResolveDispute(roll_id, cmd.Ruling(outcome), note)
     )
     if app.json:
         emit_json({"session_id": session_id, "roll_id": roll_id, "outcome": outcome, "note": note})

@@ -50,9 +50,9 @@ def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> No
     Example:
       diceledger session start "Tomb of Ash" --as gm
     """
-    # A caller that built the services already (the demo) hands them in through obj.
-    services = ctx.obj.services() if isinstance(ctx.obj, AppContext) else None
-    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _services=services)
+    # A caller that built the application already (the demo) hands it in through obj.
+    built = ctx.obj.app() if isinstance(ctx.obj, AppContext) else None
+    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _app=built)
 
 
 def main() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar, cast
 
 import click
 
+from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.session.events import Amount
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,8 +60,57 @@ SESSION = click.argument("session_id", metavar="SESSION")
 ROLL = click.argument("roll_id", metavar="ROLL", type=int)
 
 
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """The check-die options of a check or save: advantage sources and median (R7, R8)."""
+
+    advantage: tuple[Amount, ...] = ()
+    disadvantage: tuple[Amount, ...] = ()
+    median: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RollOptions:
+    """The options every roll shares: ease, rerolls, visibility, dice and provenance."""
+
+    eased: tuple[Amount, ...] = ()
+    hindered: tuple[Amount, ...] = ()
+    rerolls: int = 0
+    reroll_scope: RerollScope = RerollScope.EFFECT
+    auto_reroll: bool = False
+    action_id: str | None = None
+    blind: bool = False
+    on_behalf_of: str | None = None
+    no_explode: bool = False
+    salt: str = ""
+    label: str | None = None
+    replaces: int | None = None
+    faces: tuple[int, ...] | None = None
+
+
+def _gathered(
+    function: F, into: str, build: Callable[[dict[str, Any]], object], names: tuple[str, ...]
+) -> F:
+    """Wrap a command so the options ``names`` reach it as one typed object, ``into``."""
+
+    @functools.wraps(function)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        kwargs[into] = build({name: kwargs.pop(name) for name in names})
+        return function(*args, **kwargs)
+
+    return cast(F, command)
+
+
 def check_options(function: F) -> F:
-    """Add the check-die options: advantage and disadvantage sources, median."""
+    """Add the check-die options, handed to the command as ``check: CheckOptions``."""
+    function = _gathered(
+        function,
+        "check",
+        lambda given: CheckOptions(
+            tuple(given["advantage"]), tuple(given["disadvantage"]), given["median"]
+        ),
+        ("advantage", "disadvantage", "median"),
+    )
     for decorator in reversed(
         [
             click.option(
@@ -84,8 +136,22 @@ def check_options(function: F) -> F:
     return function
 
 
+def _roll_options(given: dict[str, Any]) -> RollOptions:
+    return RollOptions(
+        **{
+            **given,
+            "eased": tuple(given["eased"]),
+            "hindered": tuple(given["hindered"]),
+            "reroll_scope": RerollScope(given["reroll_scope"]),
+        }
+    )
+
+
 def roll_options(function: F) -> F:
-    """Add the options every roll shares: ease, rerolls, visibility, dice and provenance."""
+    """Add the options every roll shares, handed to the command as ``options: RollOptions``."""
+    function = _gathered(
+        function, "options", _roll_options, tuple(f.name for f in fields(RollOptions))
+    )
     for decorator in reversed(
         [
             click.option(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import AbstractContextManager, contextmanager
 
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json
+from diceledger.infra.app.results import ProjectionStatus
 
 # Catching up more events than this shows a progress bar.
 PROGRESS_THRESHOLD = 20_000
@@ -33,24 +33,17 @@ def rebuild(app: AppContext) -> None:
     Example:
       diceledger projections rebuild
     """
-    import time
-
-    results = []
-    for label, projection in _projections(app):
-        head = projection.status().head
-        started = time.perf_counter()
-        with _bar(head, f"rebuilding {label}", app.json) as advance:
-            folded = projection.rebuild(advance)
-        seconds = time.perf_counter() - started
-        status = projection.status()
-        results.append({**_status_json(status), "folded": folded, "seconds": round(seconds, 3)})
-        if not app.json:
-            click.echo(
-                f"{label} rebuilt: {folded:,} events in {seconds:.1f} s, "
-                f"checkpoint {status.checkpoint}"
-            )
+    results = app.app().rebuild_projections(
+        lambda name, events: _bar(events, f"rebuilding {name}", app.json)
+    )
     if app.json:
-        emit_json(results)
+        emit_json([_status_json(result, rebuilt=True) for result in results])
+        return
+    for result in results:
+        click.echo(
+            f"{result.label} rebuilt: {result.folded:,} events in {result.seconds:.1f} s, "
+            f"checkpoint {result.checkpoint}"
+        )
 
 
 @projections.command("status")
@@ -63,7 +56,7 @@ def status(app: AppContext) -> None:
     Example:
       diceledger projections status
     """
-    statuses = [projection.status() for _, projection in _projections(app)]
+    statuses = app.app().projections()
     if app.json:
         emit_json([_status_json(current) for current in statuses])
         return
@@ -74,44 +67,23 @@ def status(app: AppContext) -> None:
         )
 
 
-def caught_up(app: AppContext) -> Any:
-    """Return the statistics projection after folding what it has not read yet."""
-    from diceledger.infra.projections.wiring import statistics_projection
-
-    return _caught_up(statistics_projection(app.services()), "statistics", app.json)
-
-
-def directory_caught_up(app: AppContext) -> Any:
-    """Return the session directory after folding what it has not read yet."""
-    from diceledger.infra.projections.wiring import session_directory
-
-    return _caught_up(session_directory(app.services()), "session directory", app.json)
+def catching_up(
+    behind: int, label: str, quiet: bool
+) -> AbstractContextManager[Callable[[int], None] | None]:
+    """Return a progress bar for bringing a projection ``behind`` events up to date."""
+    return _bar(behind, f"updating {label}", quiet or behind < PROGRESS_THRESHOLD)
 
 
-def _caught_up(projection: Any, label: str, quiet: bool) -> Any:
-    behind = projection.status().behind
-    with _bar(behind, f"updating {label}", quiet or behind < PROGRESS_THRESHOLD) as advance:
-        projection.catch_up(advance)
-    return projection
-
-
-def _projections(app: AppContext) -> list[tuple[str, Any]]:
-    from diceledger.infra.projections.wiring import session_directory, statistics_projection
-
-    services = app.services()
-    return [
-        ("statistics", statistics_projection(services)),
-        ("session directory", session_directory(services)),
-    ]
-
-
-def _status_json(status: Any) -> dict[str, Any]:
-    return {
+def _status_json(status: ProjectionStatus, rebuilt: bool = False) -> dict[str, str | int | float]:
+    document: dict[str, str | int | float] = {
         "name": status.name,
         "checkpoint": status.checkpoint,
         "head": status.head,
         "behind": status.behind,
     }
+    if rebuilt:
+        document |= {"folded": status.folded, "seconds": status.seconds}
+    return document
 
 
 @contextmanager

@@ -9,12 +9,14 @@ from diceledger.domain.dice.render import render_roll
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.state import Roll, SessionState
 from diceledger.domain.session.views import roll_line
+from diceledger.infra.app.results import RollResult
 
 
-def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
+def roll_text(result: RollResult) -> str:
     """Return one or two lines: who rolled what, every die, and the outcome."""
+    roll, session_id = result.roll, result.session_id
     request = roll.request
-    if roll.hidden and not session.is_gm(viewer):
+    if roll.hidden and not result.viewer_is_gm:
         return f"#{roll.roll_id}: the GM rolled blind"  # not even for whom, or why
     head = f"#{roll.roll_id} {request.on_behalf_of} {request.kind}"
     if request.label:
@@ -28,11 +30,10 @@ def roll_text(session: SessionState, roll: Roll, viewer: str) -> str:
     if resolution is None:
         if request.target is not None:
             line = line.rsplit(": ", 1)[0]  # no verdict while the roll is still open (R11)
-        action = session.actions[request.action_id]
         return (
-            f"{head}: {line}\n  awaiting rerolls: {action.remaining} left "
-            f"({action.scope.value}); `diceledger reroll {session.session_id} "
-            f"{roll.roll_id} --die N` or `diceledger accept {session.session_id} {roll.roll_id}`"
+            f"{head}: {line}\n  awaiting rerolls: {result.rerolls_left} left "
+            f"({result.reroll_scope.value}); `diceledger reroll {session_id} "
+            f"{roll.roll_id} --die N` or `diceledger accept {session_id} {roll.roll_id}`"
         )
     if request.target is not None:
         success = getattr(resolution, "success", None)

@@ -9,11 +9,8 @@ from typing import Any
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.domain.errors import unknown_session
 from diceledger.domain.hashchain import format_timestamp
-from diceledger.domain.projections.logged import state_as_of, until
-from diceledger.domain.projections.summary import standing
-from diceledger.domain.projections.timeline import Line, hidden_from, timeline
+from diceledger.domain.projections.timeline import Line
 
 
 class MomentType(click.ParamType):
@@ -60,24 +57,19 @@ def replay(
     Example:
       diceledger --as ann replay tomb-of-ash-1a2b3c --at 2026-11-29T21:00:00Z
     """
-    from diceledger.infra.projections.decoding import logged_all
+    from diceledger.infra.app.results import Moment
 
-    items = list(logged_all(app.services().store.read_stream(session_id)))
-    if not items:
-        raise unknown_session(session_id)
-    hidden = hidden_from(state_as_of(items), app.actor)
-    shown = list(until(items, until_position, at))
-    as_of = until_position is not None or at is not None
-    for line in timeline(shown, hidden):
+    replayed = app.app().replay(app.actor, session_id, Moment(until_position, at))
+    for line in replayed.lines:
         if app.json:
             click.echo(json.dumps(line_json(line), ensure_ascii=False))
         elif not line.hidden or line.event == "RollRequested":
             click.echo(line_text(line))
-    if as_of:
+    if replayed.as_of is not None:
         summary = {
             "until_position": until_position,
             "at": format_timestamp(at) if at else None,
-            **standing(state_as_of(shown), hidden),
+            **replayed.as_of,
         }
         if app.json:
             click.echo(json.dumps({"as_of": summary}, ensure_ascii=False))

@@ -7,35 +7,33 @@ from typing import Any
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.options import AMOUNT, FACES, ROLL, SESSION, check_options, roll_options
+from diceledger.cli.options import (
+    AMOUNT,
+    FACES,
+    ROLL,
+    SESSION,
+    CheckOptions,
+    RollOptions,
+    check_options,
+    roll_options,
+)
 from diceledger.cli.output import emit_json
 from diceledger.cli.render import roll_text
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import RollError
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import CheckSide, RollRequested
-from diceledger.domain.session.views import roll_view
-from diceledger.infra.sessions import Outcome
+from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.infra.app.results import RollResult
 
 EXPR = click.argument("expression", metavar="EXPR")
+PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
-def _show(app: AppContext, outcome: Outcome, roll_id: int | None = None) -> None:
-    if roll_id is None:
-        roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
-    state = outcome.state
-    roll = state.rolls[roll_id]
+def _show(app: AppContext, result: RollResult) -> None:
     if app.json:
-        emit_json(roll_view(state, roll, app.actor))
+        emit_json(result.view)
     else:
-        click.echo(roll_text(state, roll, app.actor))
-
-
-def _request(app: AppContext, session_id: str, **fields: Any) -> None:
-    fields["exploding"] = not fields.pop("no_explode")
-    for key in ("advantage", "disadvantage", "eased", "hindered"):
-        fields[key] = tuple(fields.get(key, ()))
-    outcome = app.services().sessions.execute(session_id, app.actor, cmd.RequestRoll(**fields))
-    _show(app, outcome)
+        click.echo(roll_text(result))
 
 
 class SignedAmount(click.ParamType):
@@ -59,12 +57,48 @@ DC = click.option(
 TARGET = click.option("--target", type=int, help="The number to meet or beat (R3).")
 
 
-def _dc_fields(target: int | None, dc: tuple[int, str | None] | None) -> dict[str, Any]:
+def _target(target: int | None, dc: tuple[int, str | None] | None) -> Target:
     if (target is None) == (dc is None):
         raise click.UsageError("give exactly one of --target N or --dc MOD")
-    if dc is None:
-        return {"target": target}
-    return {"target": 10 + dc[0], "dc_modifier": dc[0], "dc_label": dc[1]}
+    if dc is not None:
+        return Target.dc(*dc)  # the domain derives the DC's target (R4)
+    assert target is not None
+    return Target(target)
+
+
+def _request(
+    app: AppContext,
+    session_id: str,
+    kind: RollKind,
+    expression: str,
+    options: RollOptions,
+    check: CheckOptions = PLAIN_ROLL,
+    target: Target | None = None,
+    against: str | None = None,
+) -> None:
+    command = cmd.RequestRoll(
+        kind=kind,
+        expression=expression,
+        advantage=check.advantage,
+        disadvantage=check.disadvantage,
+        median=check.median,
+        eased=options.eased,
+        hindered=options.hindered,
+        exploding=not options.no_explode,
+        target=target,
+        against=against,
+        action_id=options.action_id,
+        rerolls=options.rerolls,
+        reroll_scope=options.reroll_scope,
+        auto_reroll=options.auto_reroll,
+        blind=options.blind,
+        on_behalf_of=options.on_behalf_of,
+        label=options.label,
+        salt=options.salt,
+        faces=options.faces,
+        replaces=options.replaces,
+    )
+    _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
 @click.command("roll")
@@ -80,14 +114,16 @@ def _dc_fields(target: int | None, dc: tuple[int, str | None] | None) -> dict[st
 @roll_options
 @json_option
 @pass_app
-def roll(app: AppContext, /, session_id: str, expression: str, **options: Any) -> None:
+def roll(
+    app: AppContext, session_id: str, expression: str, kind: str, options: RollOptions
+) -> None:
     """Roll dice: a damage or effect roll, every die counting and exploding (R2, R12).
 
     \b
     Example:
       diceledger --as ann roll tomb-of-ash-1a2b3c "2d6+3[STR]" --kind damage
     """
-    _request(app, session_id, expression=expression, **options)
+    _request(app, session_id, RollKind(kind), expression, options)
 
 
 @click.command("check")
@@ -101,12 +137,12 @@ def roll(app: AppContext, /, session_id: str, expression: str, **options: Any) -
 @pass_app
 def check(
     app: AppContext,
-    /,
     session_id: str,
     expression: str,
     target: int | None,
     dc: tuple[int, str | None] | None,
-    **options: Any,
+    check: CheckOptions,
+    options: RollOptions,
 ) -> None:
     """Make a check against a target or a DC (R3, R4), with advantage, median and ease.
 
@@ -114,9 +150,7 @@ def check(
     Example:
       diceledger --as ann check tomb-of-ash-1a2b3c "1d20+5" --target 15 --adv 1:flank
     """
-    _request(
-        app, session_id, kind="check", expression=expression, **_dc_fields(target, dc), **options
-    )
+    _request(app, session_id, RollKind.CHECK, expression, options, check, _target(target, dc))
 
 
 @click.command("save")
@@ -131,12 +165,13 @@ def check(
 @pass_app
 def save(
     app: AppContext,
-    /,
     session_id: str,
     expression: str,
     target: int | None,
     dc: tuple[int, str | None] | None,
-    **options: Any,
+    against: str,
+    check: CheckOptions,
+    options: RollOptions,
 ) -> None:
     """Make a save: a check to avoid an effect, recorded with its origin (R5).
 
@@ -145,7 +180,7 @@ def save(
       diceledger --as bob save tomb-of-ash-1a2b3c "1d20+1" --dc 3:WIS --against "banshee wail"
     """
     _request(
-        app, session_id, kind="save", expression=expression, **_dc_fields(target, dc), **options
+        app, session_id, RollKind.SAVE, expression, options, check, _target(target, dc), against
     )
 
 
@@ -183,8 +218,26 @@ def save(
 @click.option("--reroll", "rerolls", type=click.IntRange(min=0), default=0, hidden=True)
 @json_option
 @pass_app
-def opposed(
-    app: AppContext, /, session_id: str, expression: str, versus: tuple[str, str], **o: Any
+def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them over
+    app: AppContext,
+    session_id: str,
+    expression: str,
+    versus: tuple[str, str],
+    check: CheckOptions,
+    eased: tuple[Amount, ...],
+    hindered: tuple[Amount, ...],
+    vs_adv: tuple[Amount, ...],
+    vs_dis: tuple[Amount, ...],
+    vs_eased: tuple[Amount, ...],
+    vs_hindered: tuple[Amount, ...],
+    on_behalf_of: str | None,
+    action_id: str | None,
+    blind: bool,
+    no_explode: bool,
+    salt: str,
+    label: str | None,
+    faces: tuple[int, ...] | None,
+    rerolls: int,
 ) -> None:
     """Roll an opposed check: both sides at once, again on a tie (R6).
 
@@ -192,27 +245,26 @@ def opposed(
     Example:
       diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1"
     """
-    if o.pop("rerolls"):
+    if rerolls:
         raise RollError("rerolls are not supported on opposed checks yet")
     name, other = versus
     side = CheckSide(
-        o.pop("on_behalf_of") or app.actor,
-        expression,
-        tuple(o.pop("advantage")),
-        tuple(o.pop("disadvantage")),
-        tuple(o.pop("eased")),
-        tuple(o.pop("hindered")),
+        on_behalf_of or app.actor, expression, check.advantage, check.disadvantage, eased, hindered
     )
-    opponent = CheckSide(
-        name,
-        other,
-        tuple(o.pop("vs_adv")),
-        tuple(o.pop("vs_dis")),
-        tuple(o.pop("vs_eased")),
-        tuple(o.pop("vs_hindered")),
+    opponent = CheckSide(name, other, vs_adv, vs_dis, vs_eased, vs_hindered)
+    command = cmd.RequestOpposed(
+        side,
+        opponent,
+        median=check.median,
+        exploding=not no_explode,
+        action_id=action_id,
+        blind=blind,
+        on_behalf_of=on_behalf_of,
+        label=label,
+        salt=salt,
+        faces=faces,
     )
-    command = cmd.RequestOpposed(side, opponent, exploding=not o.pop("no_explode"), **o)
-    _show(app, app.services().sessions.execute(session_id, app.actor, command))
+    _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
 @click.command("reroll")
@@ -243,8 +295,7 @@ def reroll(
     Example:
       diceledger --as bob reroll tomb-of-ash-1a2b3c 4 --die 0 --die 2
     """
-    command = cmd.Reroll(roll_id, dice, faces)
-    _show(app, app.services().sessions.execute(session_id, app.actor, command), roll_id)
+    _show(app, app.app().reroll(app.actor, session_id, cmd.Reroll(roll_id, dice, faces)))
 
 
 @click.command("accept")
@@ -259,8 +310,7 @@ def accept(app: AppContext, session_id: str, roll_id: int) -> None:
     Example:
       diceledger --as bob accept tomb-of-ash-1a2b3c 4
     """
-    outcome = app.services().sessions.execute(session_id, app.actor, cmd.Accept(roll_id))
-    _show(app, outcome, roll_id)
+    _show(app, app.app().accept(app.actor, session_id, roll_id))
 
 
 @click.command("reveal")
@@ -275,8 +325,7 @@ def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
     Example:
       diceledger --as gm reveal tomb-of-ash-1a2b3c 7
     """
-    outcome = app.services().sessions.execute(session_id, app.actor, cmd.RevealRoll(roll_id))
-    _show(app, outcome, roll_id)
+    _show(app, app.app().reveal_roll(app.actor, session_id, roll_id))
 
 
 @click.group("seed")
@@ -295,8 +344,8 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
     Example:
       diceledger --as gm seed reveal tomb-of-ash-1a2b3c
     """
-    state = app.services().sessions.reveal_seed(session_id, app.actor).state
-    revealed, current = state.epochs[-2], state.epochs[-1]
+    result = app.app().reveal_seed(app.actor, session_id)
+    revealed, current = result.revealed, result.current
     if app.json:
         emit_json(
             {

@@ -11,7 +11,6 @@ from diceledger.cli.options import SESSION
 from diceledger.cli.output import emit_json
 from diceledger.cli.render import members_text, roll_text
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.views import session_view
 
 
 @click.group("session")
@@ -31,20 +30,19 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
     Example:
       diceledger --as gm session start "Tomb of Ash"
     """
-    outcome = app.services().sessions.start(title, app.actor, not forbid_manual)
-    state = outcome.state
+    started = app.app().start_session(app.actor, title, not forbid_manual)
     if app.json:
         emit_json(
             {
-                "session_id": state.session_id,
-                "title": state.title,
-                "gm": state.creator,
-                "commitment": state.epoch.commitment,
+                "session_id": started.session_id,
+                "title": started.title,
+                "gm": started.gm,
+                "commitment": started.commitment,
             }
         )
         return
-    click.echo(f"started {state.session_id} '{state.title}' (GM {state.creator})")
-    click.echo(f"seed commitment, epoch 1: {state.epoch.commitment}")
+    click.echo(f"started {started.session_id} '{started.title}' (GM {started.gm})")
+    click.echo(f"seed commitment, epoch 1: {started.commitment}")
 
 
 @session.command("join")
@@ -62,8 +60,7 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
       diceledger --as ann session join tomb-of-ash-1a2b3c --client-seed "ann's lucky words"
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
-    outcome = app.services().sessions.execute(session_id, app.actor, command)
-    member = outcome.state.members[command.name]
+    member = app.app().join(app.actor, session_id, command).member
     if app.json:
         emit_json({"session_id": session_id, "name": member.name, "role": member.role})
         return
@@ -80,9 +77,12 @@ def list_sessions(app: AppContext) -> None:
     Example:
       diceledger session list
     """
-    from diceledger.cli.projections import directory_caught_up
+    from diceledger.cli.projections import catching_up
 
-    rows = [asdict(entry) for entry in directory_caught_up(app).entries()]
+    application = app.app()
+    pending = application.pending_directory_events()
+    with catching_up(pending, "session directory", app.json) as progress:
+        rows = [asdict(entry) for entry in application.sessions(progress)]
     if app.json:
         emit_json(rows)
         return
@@ -107,9 +107,12 @@ def show(app: AppContext, session_id: str) -> None:
     Example:
       diceledger session show tomb-of-ash-1a2b3c
     """
-    state = app.services().sessions.load(session_id)
+    from diceledger.infra.app.results import RollResult
+
+    result = app.app().session(app.actor, session_id)
+    state = result.state
     if app.json:
-        emit_json(session_view(state, app.actor))
+        emit_json(result.view)
         return
     status = "ended" if state.ended else "open"
     click.echo(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}")
@@ -118,7 +121,7 @@ def show(app: AppContext, session_id: str) -> None:
         shown = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
         click.echo(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {shown}")
     for roll in state.rolls.values():
-        click.echo(roll_text(state, roll, app.actor))
+        click.echo(roll_text(RollResult.of(state, roll.roll_id, app.actor, ())))
 
 
 @session.command("end")
@@ -132,8 +135,7 @@ def end(app: AppContext, session_id: str) -> None:
     Example:
       diceledger --as gm session end tomb-of-ash-1a2b3c
     """
-    outcome = app.services().sessions.end(session_id, app.actor)
-    epoch = outcome.state.epochs[-1]
+    epoch = app.app().end_session(app.actor, session_id).last_epoch
     if app.json:
         emit_json(
             {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}

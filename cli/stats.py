@@ -10,9 +10,8 @@ from typing import Any, TextIO
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.projections import caught_up
-from diceledger.domain.errors import NotFoundError
-from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport, player_reports
+from diceledger.cli.projections import catching_up
+from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.projections.tidy import COLUMNS, report_json, tidy_rows
 
 
@@ -50,14 +49,10 @@ def stats(
     Example:
       diceledger --as gm stats --session tomb-of-ash-1a2b3c --format csv -o tomb.csv
     """
-    from diceledger.infra.projections.queries import has_session, visible_counters
-
-    projection = caught_up(app)
-    engine = projection.engine
-    if session_id is not None and not has_session(engine, session_id):
-        raise NotFoundError(f"unknown session '{session_id}'")
-    counters = visible_counters(engine, app.actor, session_id, player)
-    reports = player_reports(counters, session_id, player)
+    application = app.app()
+    pending = application.pending_statistics_events()
+    with catching_up(pending, "statistics", app.json) as progress:
+        reports = list(application.statistics(app.actor, session_id, player, progress).reports)
     if app.json:
         format_ = "json"
     text = render(reports, format_, app.actor)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json
-from diceledger.domain.errors import PermissionDeniedError
 
 
 @click.command("export")
@@ -30,15 +31,9 @@ def export(app: AppContext, session_id: str, output: str) -> None:
     Example:
       diceledger --as gm export tomb-of-ash-1a2b3c -o tomb.jsonl
     """
-    from diceledger.infra.exporting import write_export
+    from diceledger.infra.exporting import write_lines
 
-    services = app.services()
-    state = services.sessions.load(session_id)
-    if any(roll.hidden for roll in state.rolls.values()) and not state.is_gm(app.actor):
-        raise PermissionDeniedError(
-            "only a GM may export a session whose blind rolls are not all revealed"
-        )
-    count = write_export(services.store.read_stream(session_id), output)
+    count = write_lines(app.app().export(app.actor, session_id).lines, output)
     if app.json:
         emit_json({"session_id": session_id, "events": count, "file": output})
         return
@@ -60,9 +55,8 @@ def import_(app: AppContext, path: str) -> None:
     Example:
       diceledger --db postgresql://localhost/club import tomb.jsonl
     """
-    from diceledger.infra.exporting import import_export
-
-    lines, appended = import_export(app.services().store, path)
+    imported = app.app().import_file(Path(path))
+    lines, appended = imported.events, imported.appended
     if app.json:
         emit_json({"file": path, "events": lines, "appended": appended})
         return

@@ -39,13 +39,9 @@ def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
             lines = sum(1 for _ in handle)
         report = verify_file(path, lambda records: progress(records, lines, "verifying"))
     else:
-        from diceledger.infra.verifying import verify_session
-
         assert session_id is not None
-        store = app.services().store
-        events = store.current_version(session_id)
-        report = verify_session(
-            store, session_id, lambda records: progress(records, events, "verifying")
+        report = app.app().verify_session(
+            session_id, lambda records, events: progress(records, events, "verifying")
         )
     if app.json:
         emit_json(report.as_dict())

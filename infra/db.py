@@ -65,7 +65,7 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
         if parsed.get_backend_name() != "postgresql":
             # The schema, the append lock and the upserts are written for these two only.
             raise StoreUnavailableError(
-                f"unsupported database URL {_safe(url)}: use sqlite:/// or postgresql://"
+                f"unsupported database URL {safe_url(url)}: use sqlite:/// or postgresql://"
             )
         connect_args: dict[str, Any] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         return sa.create_engine(parsed, connect_args=connect_args)
@@ -123,7 +123,7 @@ def _describe(error: exc.DBAPIError, url: str | sa.URL | None) -> str:
         return "timed out waiting for the event store's write lock; try again"
     if "database is locked" in reason:
         return "the database is locked by another writer past the busy timeout; try again"
-    return f"cannot use the database {_safe(url)}: {reason}"
+    return f"cannot use the database {safe_url(url)}: {reason}"
 
 
 def _sqlstate(error: exc.DBAPIError) -> str | None:
@@ -135,7 +135,7 @@ def _first_line(error: object) -> str:
     return text.splitlines()[0].strip() if text else type(error).__name__
 
 
-def _safe(url: str | sa.URL | None) -> str:
+def safe_url(url: str | sa.URL | None) -> str:
     if url is None:
         return "(unknown)"
     try:

@@ -65,6 +65,11 @@ def export_lines(records: Iterable[RecordedEvent]) -> Iterator[str]:
 
 def write_export(records: Iterable[RecordedEvent], path: str | Path) -> int:
     """Write records to ``path`` through a temporary file; return how many were written."""
+    return write_lines(export_lines(records), path)
+
+
+def write_lines(lines: Iterable[str], path: str | Path) -> int:
+    """Write export lines to ``path`` through a temporary file; return how many."""
     target = Path(path)
     partial = target.with_name(target.name + ".partial")
     count = 0
@@ -73,7 +78,7 @@ def write_export(records: Iterable[RecordedEvent], path: str | Path) -> int:
     except OSError as error:
         raise OSError(error.errno, error.strerror, str(target)) from None  # name what was asked
     with file:
-        for line in export_lines(records):
+        for line in lines:
             file.write(line)
             count += 1
         file.flush()

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -73,6 +75,20 @@ class SessionService:
         self._new_suffix = new_suffix
         self._states: dict[str, SessionState] = {}
         self._seeds: dict[tuple[str, str], bytes] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._locks_guard = threading.Lock()
+
+    @contextmanager
+    def locked(self, session_id: str) -> Iterator[None]:
+        """Hold the session's lock: its cached state changes only under it.
+
+        Several threads of one process (an HTTP worker) share the cached states; other
+        processes are kept apart by the store's version check instead.
+        """
+        with self._locks_guard:
+            lock = self._locks.setdefault(session_id, threading.RLock())
+        with lock:
+            yield
 
     def reseed(self, new_seed: Callable[[], bytes], new_suffix: Callable[[], str]) -> None:
         """Draw epoch seeds and session ids from these instead (a reproducible demo)."""
@@ -84,13 +100,14 @@ class SessionService:
         The state of each session loaded before is kept and caught up with the events
         appended since (by anyone), so a long-lived service does not replay from scratch.
         """
-        state = self._states.get(session_id) or SessionState()
-        for record in self.store.read_stream(session_id, state.version + 1):
-            evolve(state, record.stream_version, from_record(record))
-        if not state.started:
-            raise unknown_session(session_id)
-        self._states[session_id] = state
-        return state
+        with self.locked(session_id):
+            state = self._states.get(session_id) or SessionState()
+            for record in self.store.read_stream(session_id, state.version + 1):
+                evolve(state, record.stream_version, from_record(record))
+            if not state.started:
+                raise unknown_session(session_id)
+            self._states[session_id] = state
+            return state
 
     def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
         """Start a session with a fresh id and a committed first seed."""
@@ -118,10 +135,11 @@ class SessionService:
         """Decide ``command`` on the latest state and append it, retrying on conflicts."""
         correlation = str(uuid.uuid4())
         for attempt in range(MAX_ATTEMPTS):
-            state = self.load(session_id)
             try:
-                return self._run(session_id, actor, command, state, correlation)
+                with self.locked(session_id):
+                    return self._run(session_id, actor, command, self.load(session_id), correlation)
             except ConcurrencyError:
+                # Another process appended first: the next load catches the state up.
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
         raise ConcurrencyError(
             f"session '{session_id}' is busy: {MAX_ATTEMPTS} attempts lost to other writers"

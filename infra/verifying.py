@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
+from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.state import replay
 from diceledger.domain.verification.report import Report
@@ -36,7 +36,7 @@ def verify_file(path: str | Path, wrap: Wrap = _as_is) -> Report:
     return verify_records(wrap(read_export(path)), from_record)
 
 
-def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> dict[str, Any]:
+def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> JsonObject:
     """Return the GM's review of one roll: dice, provenance, steps and proofs."""
     records = list(store.read_stream(session_id))
     report = verify_records(records, from_record)

@@ -95,6 +95,15 @@ class Target:
     def __post_init__(self) -> None:
         if abs(self.value) > MAX_AMOUNT:
             raise RollError(f"a target must be within ±{MAX_AMOUNT:,}, got {self.value}")
+        # A DC's target is derived, never chosen: a request that names a DC and another
+        # target could be recorded, and would then fail its own verification.
+        if self.dc_modifier is not None and self.value != DC_BASE + self.dc_modifier:
+            raise RollError(
+                f"a DC of {self.dc_modifier} is a target of {DC_BASE + self.dc_modifier}, "
+                f"not {self.value}"
+            )
+        if self.dc_modifier is None and self.dc_label is not None:
+            raise RollError("a DC label needs a DC modifier")
 
     @classmethod
     def dc(cls, modifier: int, label: str | None = None) -> Target:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.facts import CHECKS
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import AWAITING, SessionState
 from diceledger.domain.session.views import replay_total
 
 
-def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[str, Any]:
+def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> JsonObject:
     """Return members, rolls still open, open disputes and each player's totals so far."""
     visible = [roll for roll in state.rolls.values() if roll.roll_id not in hidden]
     totals: dict[str, dict[str, int]] = {
@@ -49,5 +48,5 @@ def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[
         ],
         "open_disputes": [roll.roll_id for roll in visible if roll.open_dispute],
         "hidden_rolls": len(state.rolls) - len(visible),
-        "totals": totals,
+        "totals": {name: {**row} for name, row in totals.items()},
     }

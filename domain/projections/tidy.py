@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
+from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.report import PlayerReport, Value
 
 COLUMNS = ("session_id", "player", "group", "die", "face", "metric", "value")
@@ -27,12 +27,12 @@ def tidy_rows(
                 yield (*head, "face", name, str(face), "count", count)
 
 
-def report_json(report: PlayerReport) -> dict[str, Any]:
+def report_json(report: PlayerReport) -> JsonObject:
     """Return one report as a JSON object: groups, then dice by size with their faces."""
     return {
         "session_id": report.session_id,
         "player": report.player,
-        **report.groups,
+        **{name: {**figures} for name, figures in report.groups.items()},
         "dice": {
             f"d{die.sides}": {
                 **die.figures,

@@ -11,8 +11,9 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
+from diceledger.domain.dice.request import DC_BASE
+from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll, SessionState, evolve
@@ -33,7 +34,7 @@ class Line:
     roll_id: int | None
     hidden: bool
     text: str
-    detail: dict[str, Any]
+    detail: JsonObject
 
 
 def hidden_from(session: SessionState, viewer: str) -> frozenset[int]:
@@ -53,7 +54,7 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
         secret = roll_id in hidden
         if secret:
             text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
-            detail: dict[str, Any] = {"roll_id": roll_id}
+            detail: JsonObject = {"roll_id": roll_id}
         else:
             text = describe(state, event)
             detail = dataclasses.asdict(event)  # type: ignore[call-overload]
@@ -101,7 +102,7 @@ def _request(e: ev.RollRequested) -> str:
     if e.target is not None:
         text += f" vs {e.target}"
         if e.dc_modifier is not None:
-            text += f" (DC 10{e.dc_modifier:+d}{' ' + e.dc_label if e.dc_label else ''})"
+            text += f" (DC {DC_BASE}{e.dc_modifier:+d}{' ' + e.dc_label if e.dc_label else ''})"
     if e.against:
         text += f" against {e.against}"
     extras = [

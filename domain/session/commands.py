@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session.events import Amount, CheckSide
+
+
+class Ruling(StrEnum):
+    """How a GM rules on a disputed roll."""
+
+    UPHELD = "upheld"
+    VOIDED = "voided"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +33,12 @@ class JoinSession:
 
 @dataclass(frozen=True, slots=True)
 class RequestRoll:
-    """A plain roll, a check or a save (``kind``); ``faces`` are typed-in physical dice."""
+    """A plain roll, a check or a save (``kind``); ``faces`` are typed-in physical dice.
 
-    kind: str
+    ``target`` is a plain target or a DC (``Target.dc``), whose value the domain derives.
+    """
+
+    kind: RollKind
     expression: str
     advantage: tuple[Amount, ...] = ()
     disadvantage: tuple[Amount, ...] = ()
@@ -34,13 +46,11 @@ class RequestRoll:
     hindered: tuple[Amount, ...] = ()
     median: bool = False
     exploding: bool = True
-    target: int | None = None
-    dc_modifier: int | None = None
-    dc_label: str | None = None
+    target: Target | None = None
     against: str | None = None
     action_id: str | None = None
     rerolls: int = 0
-    reroll_scope: str = "effect"
+    reroll_scope: RerollScope = RerollScope.EFFECT
     auto_reroll: bool = False
     blind: bool = False
     on_behalf_of: str | None = None
@@ -105,7 +115,7 @@ class OpenDispute:
 @dataclass(frozen=True, slots=True)
 class ResolveDispute:
     roll_id: int
-    outcome: str  # "upheld" | "voided"
+    outcome: Ruling
     note: str | None = None
 
 

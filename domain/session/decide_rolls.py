@@ -62,8 +62,6 @@ def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
         raise RollError("a save records what it is against; give the origin")
     if kind is not RollKind.SAVE and command.against:
         raise RollError("only a save is made against an origin")
-    if command.target is not None:
-        Target(command.target)  # refuses a target out of range
 
 
 def _allowance(
@@ -74,7 +72,7 @@ def _allowance(
     if action is None:
         if command.rerolls < 0:
             raise RerollError("a reroll allowance cannot be negative")
-        scope = RerollScope(command.reroll_scope)
+        scope = RerollScope(command.reroll_scope)  # a stray string is refused here
         return action_id, command.rerolls, scope.value, command.rerolls if scope.covers(kind) else 0
     if command.rerolls:
         raise RerollError(
@@ -178,9 +176,9 @@ def new_request(
         side=side,
         median=command.median,
         exploding=command.exploding,
-        target=checked.target if checked else None,
-        dc_modifier=checked.dc_modifier if checked else None,
-        dc_label=checked.dc_label if checked else None,
+        target=checked.target.value if checked and checked.target else None,
+        dc_modifier=checked.target.dc_modifier if checked and checked.target else None,
+        dc_label=checked.target.dc_label if checked and checked.target else None,
         against=checked.against if checked else None,
         opponent=opponent,
         action_id=action_id,

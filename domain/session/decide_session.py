@@ -115,8 +115,9 @@ def resolve_dispute(
     roll = find_roll(state, command.roll_id, ctx.actor)
     if not roll.open_dispute:
         raise RollError(f"roll {roll.roll_id} has no open dispute")
-    if command.outcome not in ("upheld", "voided"):
+    if command.outcome not in tuple(cmd.Ruling):
         raise RollError("a dispute is either upheld or voided")
     if command.note is not None and len(command.note) > MAX_TEXT:
         raise RollError(f"a note may have at most {MAX_TEXT} characters")
-    return [ev.DisputeResolved(roll.roll_id, ctx.actor, command.outcome, command.note)]
+    ruling = cmd.Ruling(command.outcome).value
+    return [ev.DisputeResolved(roll.roll_id, ctx.actor, ruling, command.note)]

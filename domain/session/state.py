@@ -7,8 +7,9 @@ stream version is not the next one.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from diceledger.domain.dice.request import RerollScope, RollKind
@@ -109,6 +110,12 @@ class Roll:
         """Return how many dice of this roll were rerolled."""
         return sum(isinstance(e, ev.DieRerolled) for e in self.dice)
 
+    def snapshot(self) -> Roll:
+        """Return a copy that later events of the session leave as it is."""
+        return replace(
+            self, dice=list(self.dice), ties=list(self.ties), disputes=list(self.disputes)
+        )
+
 
 @dataclass
 class SessionState:
@@ -135,6 +142,10 @@ class SessionState:
     def epoch(self) -> Epoch:
         """Return the current (latest) seed epoch."""
         return self.epochs[-1]
+
+    def snapshot(self) -> SessionState:
+        """Return a copy that later events of the session leave as it is."""
+        return copy.deepcopy(self)
 
     def is_gm(self, name: str) -> bool:
         """Tell whether ``name`` is a GM of this session."""

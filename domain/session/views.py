@@ -6,22 +6,19 @@ human lines. A viewer who may not see a hidden blind roll gets only that it happ
 
 from __future__ import annotations
 
-from typing import Any
-
 from diceledger.domain.dice.breakdown import die_views
 from diceledger.domain.dice.checks import judge
 from diceledger.domain.dice.engine import RollState
 from diceledger.domain.dice.render import PLAIN, Style, render_check, render_roll
 from diceledger.domain.dice.request import Target
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 
 
-def _dice(
-    state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int
-) -> list[dict[str, Any]]:
-    rows = []
+def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
+    rows: list[JsonValue] = []
     for view in die_views(state):
         die = view.die
         record = nonce_of.get(die.index)
@@ -66,7 +63,7 @@ def roll_line(roll: Roll, style: Style = PLAIN) -> str:
     return render_check(state, judge(state.total, target), style)
 
 
-def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
+def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
     """Return a roll as data: request, status, outcome and every die with its provenance."""
     request = roll.request
     if roll.hidden and not session.is_gm(viewer):
@@ -78,7 +75,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
             "blind": True,
             "status": "hidden",
         }
-    view: dict[str, Any] = {
+    view: JsonObject = {
         "session_id": session.session_id,
         "roll_id": roll.roll_id,
         "kind": request.kind,
@@ -106,14 +103,14 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> dict[str, Any]:
     if request.opponent is None:
         return view | {"dice": _dice(replay_state(roll), _by_index(die_records(roll)))}
     rounds = replay_rounds(roll)
-    dice = [
+    dice: list[JsonValue] = [
         row
         for number, pair in enumerate(rounds, start=1)
         for side, state in enumerate(pair)
         for row in _dice(state, _by_index(die_records(roll, side, number)), side=side, round=number)
     ]
     last = rounds[-1]
-    contestants = [
+    contestants: list[JsonValue] = [
         {"name": request.side.name, "expression": request.side.expression, "total": last[0].total},
         {
             "name": request.opponent.name,
@@ -142,7 +139,7 @@ def _rerolls_left(session: SessionState, roll: Roll) -> int:
     return action.remaining if action.covers(roll.request.kind) else 0
 
 
-def session_view(session: SessionState, viewer: str) -> dict[str, Any]:
+def session_view(session: SessionState, viewer: str) -> JsonObject:
     """Return the session's members, seed epochs and rolls as the viewer may see them."""
     return {
         "session_id": session.session_id,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from diceledger.domain.json import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class Report:
         """Return the failure that shows earliest in the log."""
         return min(self.failures, key=lambda f: f.position) if self.failures else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """Return the report as JSON-ready data."""
         first = self.first_failure
         return {
@@ -52,7 +53,7 @@ class Report:
             "dice_verified": self.dice_verified,
             "manual_dice": self.manual_dice,
             "not_yet_verifiable_dice": self.unverifiable_dice,
-            "unrevealed_epochs": self.unrevealed_epochs,
+            "unrevealed_epochs": [*self.unrevealed_epochs],
             "first_failure": None
             if first is None
             else {

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from diceledger.domain.dice.breakdown import breakdown, die_views
 from diceledger.domain.dice.engine import Reason, RollState
+from diceledger.domain.dice.request import DC_BASE
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import Roll, SessionState
@@ -26,7 +27,7 @@ def _request_step(request: ev.RollRequested) -> str:
     if request.on_behalf_of != request.roller:
         text += f" for {request.on_behalf_of}"
     if request.target is not None:
-        dc = f" (DC: 10 + {request.dc_modifier})" if request.dc_modifier is not None else ""
+        dc = f" (DC: {DC_BASE} + {request.dc_modifier})" if request.dc_modifier is not None else ""
         text += f" against target {request.target}{dc}"
     if request.against:
         text += f", a save against {request.against}"
@@ -125,7 +126,7 @@ def resolution_steps(roll: Roll) -> list[str]:
     ]
 
 
-def _dice_rows(session: SessionState, roll: Roll) -> list[dict[str, Any]]:
+def _dice_rows(session: SessionState, roll: Roll) -> list[JsonValue]:
     records = die_records(roll)
     standing: dict[int, tuple[bool, bool]] = {}
     if roll.request.opponent is None:
@@ -179,11 +180,11 @@ def _derivations(session: SessionState, roll: Roll, records: list[ev.DieRecord])
 
 
 def review(
-    session: SessionState, roll: Roll, events: Sequence[EventRef], session_check: dict[str, Any]
-) -> dict[str, Any]:
+    session: SessionState, roll: Roll, events: Sequence[EventRef], session_check: JsonObject
+) -> JsonObject:
     """Return the review report of a roll (the shape behind `dispute review --json`)."""
     player = roll.request.on_behalf_of
-    others = [
+    others: list[JsonValue] = [
         {
             "roll_id": r.roll_id,
             "reasons": [d.reason for d in r.disputes],
@@ -204,13 +205,13 @@ def review(
         if roll.ruling is None
         else {"by": roll.ruling.by, "outcome": roll.ruling.outcome, "note": roll.ruling.note},
         "dice": _dice_rows(session, roll),
-        "steps": resolution_steps(roll),
+        "steps": [*resolution_steps(roll)],
         "events": [
             {"position": p, "stream_version": v, "event_type": t, "hash": h}
             for p, v, t, h in events
         ],
         "roll_verified": not problems,
-        "roll_problems": problems,
+        "roll_problems": [*problems],
         "session_verification": session_check,
         "other_disputes_of_player": others,
     }

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.dice.sources import commitment
-from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.errors import DiceledgerError, RollError
 from diceledger.domain.hashchain import ChainVerifier
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import events as ev
@@ -124,12 +125,11 @@ class _Verifier:
             self.fail(
                 record, f"roll {request.roll_id} used a client seed that is not {request.roller}'s"
             )
-        if request.dc_modifier is not None and request.target != 10 + request.dc_modifier:
-            self.fail(
-                record,
-                f"roll {request.roll_id}: a DC of {request.dc_modifier} is "
-                f"{10 + request.dc_modifier}, not {request.target}",
-            )
+        if request.target is not None:
+            try:  # the same rule that refused such a request when it was made (R4)
+                Target(request.target, request.dc_modifier, request.dc_label)
+            except RollError as error:
+                self.fail(record, f"roll {request.roll_id}: {error}")
 
     def _drawable(self, epoch: int | None) -> bool:
         """Tell whether dice may come from ``epoch``: the committed, not yet revealed one."""

@@ -7,6 +7,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
@@ -52,7 +53,10 @@ class Table:
         if pick < 0.3:
             adv = (Amount(1),) if rng.random() < 0.3 else ()
             self.run(
-                who, cmd.RequestRoll("check", "1d20+2", advantage=adv, target=rng.randint(8, 18))
+                who,
+                cmd.RequestRoll(
+                    "check", "1d20+2", advantage=adv, target=Target(rng.randint(8, 18))
+                ),
             )
         elif pick < 0.45:
             self.run(
@@ -71,7 +75,8 @@ class Table:
             self.run(actor, cmd.RequestOpposed(CheckSide(who, "1d20+1"), CheckSide(other, "1d20")))
         elif pick < 0.72:
             self.run(
-                "gm", cmd.RequestRoll("check", "1d20", target=10, blind=True, on_behalf_of=who)
+                "gm",
+                cmd.RequestRoll("check", "1d20", target=Target(10), blind=True, on_behalf_of=who),
             )
         elif pick < 0.77:
             hidden = [r.roll_id for r in rolls if r.hidden]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
-from diceledger.infra.bootstrap import Services, in_memory
+from tests.infra.support import MemoryServices, memory_services
 
 
-def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:
+def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, str]:
     """Play ``rounds`` rounds of eight rolls each (rerolls, explosions, ties, blind, manual)."""
-    services = in_memory()
+    services = memory_services()
     sessions = services.sessions
     sid = sessions.start("Honest table", "gm").session_id
     sessions.execute(sid, "ann", cmd.JoinSession("ann", "ann's entropy"))
@@ -24,7 +25,7 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:
                 "check",
                 "1d20+3[STR]",
                 advantage=(Amount(1, "flank"),),
-                target=14,
+                target=Target(14),
                 action_id=act,
                 rerolls=1,
                 auto_reroll=True,
@@ -44,8 +45,7 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:
             cmd.RequestRoll(
                 "save",
                 "1d20+1",
-                target=13,
-                dc_modifier=3,
+                target=Target.dc(3),
                 against="gas",
                 median=True,
                 disadvantage=(Amount(1),),
@@ -68,6 +68,6 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[Services, str]:
     return services, sid
 
 
-def records_of(services: Services, sid: str) -> list[RecordedEvent]:
+def records_of(services: MemoryServices, sid: str) -> list[RecordedEvent]:
     """Return the session's records in stream order."""
     return list(services.store.read_stream(sid))

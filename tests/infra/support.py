@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,9 +12,11 @@ import pytest
 
 from diceledger.domain.records import NewEvent
 from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import Clock, EventStore
 from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import InMemorySeedVault
 
 BACKENDS = [
     pytest.param("memory", id="memory"),
@@ -85,3 +88,18 @@ def catch_up_overtaken(slow: Any, fast: Any) -> list[int]:
 
     slow.catch_up(overtake)
     return reported
+
+
+@dataclass
+class MemoryServices:
+    """A session service on the in-memory store and vault, with both at hand for checks."""
+
+    store: InMemoryEventStore
+    vault: InMemorySeedVault
+    sessions: SessionService
+
+
+def memory_services() -> MemoryServices:
+    """Return a session service on a fresh in-memory store and vault."""
+    store, vault = InMemoryEventStore(), InMemorySeedVault()
+    return MemoryServices(store, vault, SessionService(store, vault))

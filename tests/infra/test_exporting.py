@@ -10,10 +10,10 @@ import pytest
 from freezegun import freeze_time
 from sqlalchemy.engine import Engine
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import IntegrityError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.bootstrap import in_memory
 from diceledger.infra.db import make_engine, upgrade
 from diceledger.infra.exporting import (
     FIELDS,
@@ -24,6 +24,7 @@ from diceledger.infra.exporting import (
 )
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
+from tests.infra.support import memory_services
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def played_store(url: str, engines: list[Engine]) -> tuple[SqlEventStore, str]:
     with freeze_time("2026-11-29 20:00:00.123456", tick=True):
         sid = sessions.start("Tomb", "gm").session_id
         sessions.execute(sid, "ann", cmd.JoinSession("ann"))
-        sessions.execute(sid, "ann", cmd.RequestRoll("check", "1d20+3", target=12))
+        sessions.execute(sid, "ann", cmd.RequestRoll("check", "1d20+3", target=Target(12)))
         sessions.execute(
             sid, "ann", cmd.RequestRoll("damage", "2d6", rerolls=1, reroll_scope="damage")
         )
@@ -164,7 +165,7 @@ def test_a_line_with_an_extra_key_or_bad_json_is_named(
 
 
 def test_an_export_reads_back_without_any_database(tmp_path: Path) -> None:
-    services = in_memory()
+    services = memory_services()
     sid = services.sessions.start("Tomb", "gm").session_id
     path = tmp_path / "memory.jsonl"
     write_export(services.store.read_stream(sid), path)

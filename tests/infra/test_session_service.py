@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.dice.sources import SeededSource
 from diceledger.domain.errors import (
     ConcurrencyError,
@@ -17,12 +18,12 @@ from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide, RollRequested
-from diceledger.infra.bootstrap import in_memory
 from diceledger.infra.db import make_engine
 from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import InMemorySeedVault, SeedVault
+from tests.infra.support import memory_services
 
 
 class Rivalry:
@@ -69,7 +70,7 @@ def racing() -> tuple[SessionService, RacingStore]:
 
 
 def test_start_commits_to_a_seed_kept_in_the_vault() -> None:
-    services = in_memory()
+    services = memory_services()
     outcome = services.sessions.start("Tomb of Ash", "gm")
     state = outcome.state
     assert (state.title, state.creator, state.members["gm"].role) == ("Tomb of Ash", "gm", "gm")
@@ -89,11 +90,11 @@ def test_session_ids_are_a_slug_of_the_title_and_a_suffix() -> None:
 
 def test_load_refuses_an_unknown_session() -> None:
     with pytest.raises(NotFoundError, match="unknown session 'nope'"):
-        in_memory().sessions.load("nope")
+        memory_services().sessions.load("nope")
 
 
 def test_execute_returns_what_it_appended_and_the_new_state() -> None:
-    services = in_memory()
+    services = memory_services()
     session_id = table(services.sessions)
     outcome = services.sessions.execute(
         session_id, "ann", cmd.RequestRoll("effect", "1d6", faces=(6, 2))
@@ -107,7 +108,7 @@ def test_execute_returns_what_it_appended_and_the_new_state() -> None:
 
 
 def test_every_event_of_one_command_shares_its_actor_and_correlation() -> None:
-    services = in_memory()
+    services = memory_services()
     session_id = table(services.sessions)
     outcome = services.sessions.execute(session_id, "bob", cmd.RequestRoll("effect", "1d4"))
     metas = [record.meta for record, _ in outcome.appended]
@@ -138,7 +139,7 @@ REFUSALS: list[tuple[str, str, cmd.Command]] = [
 
 @pytest.mark.parametrize(("what", "actor", "command"), REFUSALS, ids=[r[0] for r in REFUSALS])
 def test_a_refused_command_appends_nothing(what: str, actor: str, command: cmd.Command) -> None:
-    services = in_memory()
+    services = memory_services()
     session_id = table(services.sessions)
     before = (services.store.head_position(), list(services.store.read_stream(session_id)))
     with pytest.raises(DiceledgerError):
@@ -148,7 +149,7 @@ def test_a_refused_command_appends_nothing(what: str, actor: str, command: cmd.C
 
 
 def test_r11_spending_a_spent_allowance_appends_nothing() -> None:
-    services = in_memory()
+    services = memory_services()
     session_id = table(services.sessions)
     services.sessions.execute(session_id, "ann", cmd.RequestRoll("effect", "2d6", rerolls=1))
     head = services.store.head_position()
@@ -165,7 +166,7 @@ def test_a_conflicting_writer_makes_the_command_decide_again_on_the_new_state() 
     )
     appends = store.appends
     outcome = service.execute(
-        session_id, "ann", cmd.RequestRoll("check", "1d20", target=10, faces=(15,))
+        session_id, "ann", cmd.RequestRoll("check", "1d20", target=Target(10), faces=(15,))
     )
     # One append lost to the rival, the rival's own, then the retry that landed.
     assert store.appends - appends == 3

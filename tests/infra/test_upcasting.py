@@ -9,10 +9,10 @@ import pytest
 from diceledger.domain.errors import IntegrityError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import SessionStarted
-from diceledger.infra.bootstrap import in_memory
 from diceledger.infra.codec import decode, from_record
 from diceledger.infra.exporting import read_export
 from diceledger.infra.verifying import verify_file
+from tests.infra.support import memory_services
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "session_v1.jsonl"
 
@@ -36,7 +36,7 @@ def test_the_old_log_verifies_with_its_original_hashes() -> None:
 
 
 def test_an_imported_old_log_loads_and_refuses_rolls_after_its_end() -> None:
-    services = in_memory()
+    services = memory_services()
     records = list(read_export(FIXTURE))
     assert services.store.import_recorded(records) == len(records)
     session_id = records[0].stream_id

@@ -130,7 +130,21 @@ def reveal_wrong_seed(records: list[RecordedEvent]) -> list[RecordedEvent]:
     return rechain(records[:i] + [wrong] + records[i + 1 :], i)
 
 
+def dc_target_rehashed(records: list[RecordedEvent]) -> list[RecordedEvent]:
+    # R4: a DC's target is 10 + its modifier; a forger who raises it must be caught.
+    i = next(
+        n
+        for n, r in enumerate(records)
+        if r.event_type == "RollRequested" and r.data["dc_modifier"] is not None
+    )
+    return rechain(records[:i] + [with_data(records[i], target=99)] + records[i + 1 :], i)
+
+
 TAMPERING: dict[str, tuple[Tamper, str]] = {
+    "a DC target that is not 10 + its modifier": (
+        dc_target_rehashed,
+        "a DC of 3 is a target of 13, not 99",
+    ),
     "one face": (change_face, "hash does not match"),
     "one total": (change_total, "hash does not match"),
     "one timestamp": (change_timestamp, "hash does not match"),

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.report import (
     ACROSS_SESSIONS,
@@ -109,7 +110,9 @@ def test_blind_rolls_stay_out_of_a_players_view_until_revealed_and_the_gm_sees_t
     script = ann_three_checks()
     script.do(
         "gm",
-        cmd.RequestRoll("check", "1d20", target=11, blind=True, on_behalf_of="ann", faces=(18,)),
+        cmd.RequestRoll(
+            "check", "1d20", target=Target(11), blind=True, on_behalf_of="ann", faces=(18,)
+        ),
     )
     blind = script.last_roll()
     for viewer, made, hidden in (("ann", 3, 1), ("bob", 3, 1), ("gm", 4, 0)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import hidden_from, timeline
@@ -23,7 +24,9 @@ def played() -> Script:
     script.do("ann", cmd.Reroll(3, (0,), faces=(5,)))  # roll 3: 2 -> 5
     script.do(
         "gm",
-        cmd.RequestRoll("check", "1d20", target=11, blind=True, on_behalf_of="bob", faces=(17,)),
+        cmd.RequestRoll(
+            "check", "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
+        ),
     )
     script.do("bob", cmd.OpenDispute(1, "too lucky"))
     script.do("gm", cmd.ResolveDispute(1, "upheld", "the die was fair"))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from diceledger.domain.dice.request import DC_BASE, Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     ManualFacesError,
@@ -23,7 +26,7 @@ def names(events):
 
 def test_a_check_is_requested_rolled_exploded_and_resolved_as_events() -> None:
     table = Table()
-    events = table.run("ann", cmd.RequestRoll("check", "1d20+2", target=15), faces=[20, 3])
+    events = table.run("ann", cmd.RequestRoll("check", "1d20+2", target=Target(15)), faces=[20, 3])
     assert names(events) == ["RollRequested", "DiceRolled", "DieExploded", "CheckResolved"]
     resolved = events[-1]
     assert isinstance(resolved, ev.CheckResolved)
@@ -35,18 +38,26 @@ def test_a_check_is_requested_rolled_exploded_and_resolved_as_events() -> None:
 
 def test_r4_dc_request_keeps_the_modifier_and_the_target() -> None:
     table = Table()
-    command = cmd.RequestRoll("check", "1d20", target=13, dc_modifier=3, dc_label="WIS")
+    command = cmd.RequestRoll("check", "1d20", target=Target.dc(3, "WIS"))
     request = table.run("ann", command, faces=[12])[0]
     assert isinstance(request, ev.RollRequested)
     assert (request.target, request.dc_modifier, request.dc_label) == (13, 3, "WIS")
 
 
+def test_r4_a_dc_whose_target_is_not_ten_plus_its_modifier_cannot_be_requested() -> None:
+    # Any client builds commands through the domain's Target, which derives a DC's target;
+    # a request naming a DC of 3 and a target of 99 never reaches the log.
+    with pytest.raises(RollError, match="a DC of 3 is a target of 13, not 99"):
+        Target(99, dc_modifier=3)
+    assert Target.dc(3) == Target(DC_BASE + 3, dc_modifier=3)
+
+
 def test_r5_save_records_its_origin_and_needs_one() -> None:
     table = Table()
-    command = cmd.RequestRoll("save", "1d20+1", target=12, against="banshee wail")
+    command = cmd.RequestRoll("save", "1d20+1", target=Target(12), against="banshee wail")
     request = table.run("bob", command, faces=[11])[0]
     assert isinstance(request, ev.RollRequested) and request.against == "banshee wail"
-    error = table.refused("bob", cmd.RequestRoll("save", "1d20", target=12))
+    error = table.refused("bob", cmd.RequestRoll("save", "1d20", target=Target(12)))
     assert isinstance(error, RollError) and "against" in str(error)
 
 
@@ -96,7 +107,7 @@ def test_r11_a_roll_with_allowance_waits_then_rerolls_and_resolves_when_spent() 
 def test_r11_damage_reroll_cannot_be_spent_on_the_check_of_the_same_action() -> None:
     table = Table()
     check = cmd.RequestRoll(
-        "check", "1d20", target=10, action_id="swing", rerolls=1, reroll_scope="damage"
+        "check", "1d20", target=Target(10), action_id="swing", rerolls=1, reroll_scope="damage"
     )
     assert names(table.run("ann", check, faces=[3]))[-1] == "CheckResolved"
     damage = cmd.RequestRoll("damage", "1d8", action_id="swing")
@@ -106,7 +117,9 @@ def test_r11_damage_reroll_cannot_be_spent_on_the_check_of_the_same_action() -> 
 
 def test_r11_effect_allowance_is_shared_by_the_rolls_of_an_action() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=10, action_id="a", rerolls=1), [4])
+    table.run(
+        "ann", cmd.RequestRoll("check", "1d20", target=Target(10), action_id="a", rerolls=1), [4]
+    )
     table.run("ann", cmd.RequestRoll("damage", "1d8", action_id="a"), [2])
     events = table.run("ann", cmd.Reroll(2, (0,)), faces=[7])
     # The last reroll is gone: the waiting check resolves as it stands too.
@@ -124,7 +137,9 @@ def test_r11_spending_more_than_granted_is_refused() -> None:
 
 def test_r11_a_second_allowance_on_the_same_action_is_refused() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=10, action_id="a", rerolls=1), [4])
+    table.run(
+        "ann", cmd.RequestRoll("check", "1d20", target=Target(10), action_id="a", rerolls=1), [4]
+    )
     error = table.refused("ann", cmd.RequestRoll("damage", "1d8", action_id="a", rerolls=2))
     assert isinstance(error, RerollError)
 
@@ -202,7 +217,7 @@ def test_replaying_the_recorded_dice_gives_the_same_roll() -> None:
     table = Table()
     table.run(
         "ann",
-        cmd.RequestRoll("check", "1d20+1d4", target=12, advantage=(Amount(1),)),
+        cmd.RequestRoll("check", "1d20+1d4", target=Target(12), advantage=(Amount(1),)),
         [20, 7, 4, 11, 2],
     )
     state = replay_state(table.state.rolls[1])
@@ -215,8 +230,8 @@ def test_amounts_and_targets_out_of_range_are_refused_in_plain_words() -> None:
     table = Table()
     huge = cmd.RequestRoll("effect", "1d6", eased=(Amount(10**20),))
     assert "between 0 and 1,000,000" in str(table.refused("ann", huge))
-    far = cmd.RequestRoll("check", "1d20", target=10**20)
-    assert "within ±1,000,000" in str(table.refused("ann", far))
+    with pytest.raises(RollError, match="within ±1,000,000"):
+        Target(10**20)
 
 
 def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() -> None:

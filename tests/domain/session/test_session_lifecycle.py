@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     IntegrityError,
@@ -74,7 +75,7 @@ def test_ending_resolves_waiting_rolls_and_reveals_the_seed() -> None:
 
 def test_a_dispute_is_opened_by_a_member_and_ruled_on_by_the_gm() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=10), [3])
+    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
     table.run("bob", cmd.OpenDispute(1, "the die fell off the table"))
     assert isinstance(table.refused("ann", cmd.OpenDispute(1, "again")), RollError)
     assert isinstance(table.refused("bob", cmd.ResolveDispute(1, "voided")), PermissionDeniedError)
@@ -84,18 +85,18 @@ def test_a_dispute_is_opened_by_a_member_and_ruled_on_by_the_gm() -> None:
 
 def test_a_voided_roll_can_be_rolled_again_with_a_reference() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=10), [3])
-    error = table.refused("ann", cmd.RequestRoll("check", "1d20", target=10, replaces=1))
+    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
+    error = table.refused("ann", cmd.RequestRoll("check", "1d20", target=Target(10), replaces=1))
     assert isinstance(error, RollError) and "not voided" in str(error)
     table.run("bob", cmd.OpenDispute(1, "cocked die"))
     table.run("gm", cmd.ResolveDispute(1, "voided"))
-    events = table.run("ann", cmd.RequestRoll("check", "1d20", target=10, replaces=1), [15])
+    events = table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10), replaces=1), [15])
     assert events[0].replaces == 1  # type: ignore[attr-defined]
 
 
 def test_replay_rebuilds_the_same_state_and_rejects_a_gap_in_versions() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20+1", target=10), [9])
+    table.run("ann", cmd.RequestRoll("check", "1d20+1", target=Target(10)), [9])
     rebuilt = replay(enumerate(table.events, start=1))
     assert rebuilt.rolls[1].resolution == table.state.rolls[1].resolution
     assert rebuilt.version == table.state.version

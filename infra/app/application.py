@@ -1,0 +1,301 @@
+"""The application layer: every use case of diceledger, for every face.
+
+A face (the CLI, the HTTP service) parses its input into the typed commands and queries
+below, calls one method with the acting member, and renders the typed result. Who acts is
+always an explicit argument: the CLI takes it from ``--as`` against a store its user owns,
+the HTTP face only from a credential. Every rule lives in the domain; this layer loads,
+decides, appends, and reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
+from diceledger.domain.json import JsonObject
+from diceledger.domain.projections.logged import state_as_of, until
+from diceledger.domain.projections.report import player_reports
+from diceledger.domain.projections.summary import standing
+from diceledger.domain.projections.timeline import hidden_from, timeline
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import RollRequested
+from diceledger.domain.verification.report import Report
+from diceledger.infra.app.results import (
+    DisputeResult,
+    ExportResult,
+    ImportResult,
+    MemberResult,
+    Moment,
+    ProjectionStatus,
+    ReplayResult,
+    RollResult,
+    SeedRevealResult,
+    SessionDirectory,
+    SessionEndResult,
+    SessionResult,
+    SessionStartedResult,
+    StatisticsResult,
+)
+from diceledger.infra.projections.checkpoints import Status
+from diceledger.infra.projections.wiring import PersistedProjection
+from diceledger.infra.sessions import Outcome, SessionService, Vault
+from diceledger.infra.store.port import EventStore
+
+# Called with how many events were just folded (a progress bar's advance).
+Progress = Callable[[int], None]
+# Watches a read go by: receives the records and how many there are, yields them on.
+Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
+
+
+WHOLE = Moment()  # a replay to the end
+
+
+def _unwatched(records: Iterable[RecordedEvent], _count: int) -> Iterable[RecordedEvent]:
+    return records
+
+
+class Application:
+    """diceledger's use cases over one store, one seed vault and their projections."""
+
+    def __init__(
+        self, store: EventStore, vault: Vault, url: str, engine: Engine | None = None
+    ) -> None:
+        """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections."""
+        self._store = store
+        self._url = url
+        self._engine = engine
+        self._sessions = SessionService(store, vault)
+
+    @property
+    def url(self) -> str:
+        """Return the database URL the application was built on (password never included)."""
+        return self._url
+
+    def reseed(self, new_seed: Callable[[], bytes], new_suffix: Callable[[], str]) -> None:
+        """Draw epoch seeds and session ids from these (a reproducible demo)."""
+        self._sessions.reseed(new_seed, new_suffix)
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def start_session(
+        self, actor: str, title: str, manual_dice_allowed: bool = True
+    ) -> SessionStartedResult:
+        """Start a session whose GM is ``actor``, committed to a fresh seed."""
+        outcome = self._sessions.start(title, actor, manual_dice_allowed)
+        state = outcome.state
+        return SessionStartedResult(
+            outcome.session_id,
+            state.title,
+            state.creator,
+            state.epoch.commitment,
+            _records(outcome),
+        )
+
+    def join(self, actor: str, session_id: str, command: cmd.JoinSession) -> MemberResult:
+        """Join a session, or (a GM) add a member or co-GM."""
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.execute(session_id, actor, command)
+            member = outcome.state.members[command.name]
+            return MemberResult(session_id, member, _records(outcome))
+
+    def request_roll(
+        self, actor: str, session_id: str, command: cmd.RequestRoll | cmd.RequestOpposed
+    ) -> RollResult:
+        """Roll: a plain roll, a check, a save or an opposed check."""
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.execute(session_id, actor, command)
+            roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+
+    def reroll(self, actor: str, session_id: str, command: cmd.Reroll) -> RollResult:
+        """Spend rerolls on chosen dice of a roll awaiting them (R11)."""
+        return self._on_roll(actor, session_id, command.roll_id, command)
+
+    def accept(self, actor: str, session_id: str, roll_id: int) -> RollResult:
+        """Accept a roll awaiting rerolls as it stands."""
+        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id))
+
+    def reveal_roll(self, actor: str, session_id: str, roll_id: int) -> RollResult:
+        """Show a blind roll to the players (GM)."""
+        return self._on_roll(actor, session_id, roll_id, cmd.RevealRoll(roll_id))
+
+    def reveal_seed(self, actor: str, session_id: str) -> SeedRevealResult:
+        """Reveal the current seed (GM) and commit to the next one."""
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.reveal_seed(session_id, actor)
+            revealed, current = outcome.state.epochs[-2:]
+            return SeedRevealResult(session_id, revealed, current, _records(outcome))
+
+    def end_session(self, actor: str, session_id: str) -> SessionEndResult:
+        """End a session (GM): waiting rolls resolve as they stand, the seed is revealed."""
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.end(session_id, actor)
+            return SessionEndResult(session_id, outcome.state.epochs[-1], _records(outcome))
+
+    def open_dispute(self, actor: str, session_id: str, roll_id: int, reason: str) -> DisputeResult:
+        """Dispute a roll the actor can see."""
+        outcome = self._sessions.execute(session_id, actor, cmd.OpenDispute(roll_id, reason))
+        return DisputeResult(session_id, roll_id, actor, "open", reason, _records(outcome))
+
+    def resolve_dispute(
+        self, actor: str, session_id: str, command: cmd.ResolveDispute
+    ) -> DisputeResult:
+        """Rule on a dispute (GM): uphold the roll or void it."""
+        outcome = self._sessions.execute(session_id, actor, command)
+        ruling = cmd.Ruling(command.outcome).value
+        return DisputeResult(
+            session_id, command.roll_id, actor, ruling, command.note, _records(outcome)
+        )
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def session(self, viewer: str, session_id: str) -> SessionResult:
+        """Return a session's members, seeds and rolls as ``viewer`` may see them."""
+        with self._sessions.locked(session_id):
+            return SessionResult.of(self._sessions.load(session_id), viewer)
+
+    def roll(self, viewer: str, session_id: str, roll_id: int) -> RollResult:
+        """Return one roll as ``viewer`` may see it."""
+        with self._sessions.locked(session_id):
+            state = self._sessions.load(session_id)
+            if roll_id not in state.rolls:
+                raise NotFoundError(f"no roll {roll_id} in session '{session_id}'")
+            return RollResult.of(state, roll_id, viewer, ())
+
+    def sessions(self, progress: Progress | None = None) -> SessionDirectory:
+        """Return every session in the store, from the session directory brought up to date."""
+        from diceledger.infra.projections.wiring import session_directory
+
+        directory = session_directory(self._store, self._engine)
+        directory.catch_up(progress)
+        return tuple(directory.entries())
+
+    def pending_directory_events(self) -> int:
+        """Return how many events the session directory has yet to fold."""
+        from diceledger.infra.projections.wiring import session_directory
+
+        return session_directory(self._store, self._engine).status().behind
+
+    def replay(self, viewer: str, session_id: str, moment: Moment = WHOLE) -> ReplayResult:
+        """Return the session's timeline as ``viewer`` may see it, up to ``moment``."""
+        from diceledger.infra.projections.decoding import logged_all
+
+        items = list(logged_all(self._store.read_stream(session_id)))
+        if not items:
+            raise unknown_session(session_id)
+        hidden = hidden_from(state_as_of(items), viewer)
+        shown = list(until(items, moment.until_position, moment.at))
+        lines = tuple(timeline(shown, hidden))
+        as_of = standing(state_as_of(shown), hidden) if moment.given else None
+        return ReplayResult(session_id, lines, as_of)
+
+    def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
+        """Return the GM's review of one roll: every die, its provenance and the proofs."""
+        from diceledger.infra.verifying import review_roll
+
+        return review_roll(self._store, session_id, roll_id, viewer)
+
+    def verify_session(self, session_id: str, watch: Watch = _unwatched) -> Report:
+        """Verify a stored session: chain, nonces, commitments, dice and outcomes."""
+        from diceledger.infra.verifying import verify_session
+
+        count = self._store.current_version(session_id)
+        return verify_session(self._store, session_id, lambda records: watch(records, count))
+
+    def statistics(
+        self,
+        viewer: str,
+        session_id: str | None = None,
+        player: str | None = None,
+        progress: Progress | None = None,
+    ) -> StatisticsResult:
+        """Return per-player statistics in the scope ``viewer`` may see."""
+        from diceledger.infra.projections.queries import has_session, visible_counters
+        from diceledger.infra.projections.wiring import statistics_projection
+
+        projection = statistics_projection(self._store, self._engine)
+        projection.catch_up(progress)
+        if session_id is not None and not has_session(projection.engine, session_id):
+            raise unknown_session(session_id)
+        counters = visible_counters(projection.engine, viewer, session_id, player)
+        return StatisticsResult(viewer, tuple(player_reports(counters, session_id, player)))
+
+    def pending_statistics_events(self) -> int:
+        """Return how many events the statistics projection has yet to fold."""
+        from diceledger.infra.projections.wiring import statistics_projection
+
+        return statistics_projection(self._store, self._engine).status().behind
+
+    def export(self, viewer: str, session_id: str) -> ExportResult:
+        """Return a session's events as JSON Lines; hidden blind rolls only for a GM."""
+        from diceledger.infra.exporting import export_lines
+
+        with self._sessions.locked(session_id):
+            state = self._sessions.load(session_id)
+            if any(roll.hidden for roll in state.rolls.values()) and not state.is_gm(viewer):
+                raise PermissionDeniedError(
+                    "only a GM may export a session whose blind rolls are not all revealed"
+                )
+            version = state.version
+        records = self._store.read_stream(session_id)
+        lines = export_lines(r for r in records if r.stream_version <= version)
+        return ExportResult(session_id, version, lines)
+
+    def import_file(self, path: Path) -> ImportResult:
+        """Append an export's events to this store, after verifying every session in it."""
+        from diceledger.infra.exporting import import_export
+
+        events, appended = import_export(self._store, path)
+        return ImportResult(events, appended)
+
+    def projections(self) -> list[ProjectionStatus]:
+        """Return how far each persisted projection has read the store."""
+        return [_status(label, p.status()) for label, p in self._persisted()]
+
+    def rebuild_projections(
+        self, progress_for: Callable[[str, int], AbstractContextManager[Progress | None]]
+    ) -> list[ProjectionStatus]:
+        """Rebuild every persisted projection from position 0; report each.
+
+        ``progress_for(label, events)`` gives the progress callback of one rebuild.
+        """
+        import time
+
+        done = []
+        for label, projection in self._persisted():
+            started = time.perf_counter()
+            with progress_for(label, projection.status().head) as progress:
+                folded = projection.rebuild(progress)
+            seconds = round(time.perf_counter() - started, 3)
+            done.append(_status(label, projection.status(), folded, seconds))
+        return done
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _on_roll(
+        self, actor: str, session_id: str, roll_id: int, command: cmd.Command
+    ) -> RollResult:
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.execute(session_id, actor, command)
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+
+    def _persisted(self) -> list[tuple[str, PersistedProjection]]:
+        from diceledger.infra.projections.wiring import session_directory, statistics_projection
+
+        return [
+            ("statistics", statistics_projection(self._store, self._engine)),
+            ("session directory", session_directory(self._store, self._engine)),
+        ]
+
+
+def _status(label: str, status: Status, folded: int = 0, seconds: float = 0.0) -> ProjectionStatus:
+    return ProjectionStatus(status.name, label, status.checkpoint, status.head, folded, seconds)
+
+
+def _records(outcome: Outcome) -> tuple[RecordedEvent, ...]:
+    return tuple(record for record, _ in outcome.appended)
