@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
@@ -57,14 +58,32 @@ class DirectoryChanges:
     def apply(self, item: Logged) -> None:
         """Add one event's contribution."""
         event, session_id = item.event, item.stream_id
-        if isinstance(event, ev.SessionStarted):
-            self.started[session_id] = Started(event.title, event.gm, item.position)
-        elif isinstance(event, ev.PlayerJoined):
-            self.joined.add((session_id, event.name))
-        elif isinstance(event, ev.RollRequested):
-            self.rolls[session_id] += 1
-        elif isinstance(event, ev.SessionEnded):
-            self.ended.add(session_id)
+        match event:
+            case ev.SessionStarted():
+                self.started[session_id] = Started(event.title, event.gm, item.position)
+            case ev.PlayerJoined():
+                self.joined.add((session_id, event.name))
+            case ev.RollRequested():
+                self.rolls[session_id] += 1
+            case ev.SessionEnded():
+                self.ended.add(session_id)
+            case (
+                ev.SeedCommitted()
+                | ev.SeedRevealed()
+                | ev.DiceRolled()
+                | ev.DieExploded()
+                | ev.DieRerolled()
+                | ev.RollAccepted()
+                | ev.RollResolved()
+                | ev.CheckResolved()
+                | ev.OpposedCheckTied()
+                | ev.RollDisputed()
+                | ev.DisputeResolved()
+                | ev.RollRevealed()
+            ):
+                pass  # seeds and what happens within a roll do not change a listing
+            case _:
+                assert_never(event)
 
 
 def directory_changes(events: Iterable[Logged]) -> DirectoryChanges:

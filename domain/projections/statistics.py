@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from diceledger.domain.errors import IntegrityError
 from diceledger.domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
@@ -71,33 +72,54 @@ class StatisticsFold:
         event, state = item.event, session.state
         if isinstance(event, ev.RollRequested):
             session.allowances[event.roll_id] = allowance_for(state, event)
-        roll = state.rolls.get(getattr(event, "roll_id", -1))
+        roll_id = ev.roll_id_of(event)
+        roll = None if roll_id is None else state.rolls.get(roll_id)
         before = self._before(session, event, roll)
         evolve(state, item.version, event)
-        if isinstance(event, ev.PlayerJoined):
-            tally.members[(item.stream_id, event.name)] = event.role
-        elif isinstance(event, ev.RollDisputed):
-            self._count(tally, item.stream_id, event.by, "disputes.raised")
-        elif isinstance(event, ev.DisputeResolved):
-            assert roll is not None
-            self._count(tally, item.stream_id, roll.disputes[-1].by, f"disputes.{event.outcome}")
+        match event:
+            case ev.PlayerJoined():
+                tally.members[(item.stream_id, event.name)] = event.role
+            case ev.RollDisputed():
+                self._count(tally, item.stream_id, event.by, "disputes.raised")
+            case ev.DisputeResolved():
+                assert roll is not None
+                raiser = roll.disputes[-1].by
+                self._count(tally, item.stream_id, raiser, f"disputes.{event.outcome}")
+            case ev.SessionEnded():
+                self._sessions.pop(item.stream_id, None)
+            case (
+                ev.SessionStarted()
+                | ev.SeedCommitted()
+                | ev.SeedRevealed()
+                | ev.RollRequested()
+                | ev.DiceRolled()
+                | ev.DieExploded()
+                | ev.DieRerolled()
+                | ev.RollAccepted()
+                | ev.RollResolved()
+                | ev.CheckResolved()
+                | ev.OpposedCheckTied()
+                | ev.RollRevealed()
+            ):
+                pass  # counted through the roll's contribution below, if at all
+            case _:
+                assert_never(event)
         if before is not None:
             assert roll is not None
             tally.add(item.stream_id, before, -1)
             tally.add(item.stream_id, self._scoped(session, roll), 1)
-        if isinstance(event, ev.SessionEnded):
-            self._sessions.pop(item.stream_id, None)
 
     def _before(self, session: _Session, event: ev.Event, roll: Roll | None) -> Scoped | None:
         # The roll's contribution before the event, for the events that can change it.
         if roll is None:
             return None
-        if isinstance(event, ev.RollResolved | ev.CheckResolved):
-            return {}
-        voiding = isinstance(event, ev.DisputeResolved) and event.outcome == "voided"
-        if voiding or isinstance(event, ev.RollRevealed):
-            return self._scoped(session, roll)
-        return None
+        match event:
+            case ev.RollResolved() | ev.CheckResolved():
+                return {}
+            case ev.DisputeResolved(outcome="voided") | ev.RollRevealed():
+                return self._scoped(session, roll)
+            case _:
+                return None
 
     @staticmethod
     def _scoped(session: _Session, roll: Roll) -> Scoped:

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import assert_never
 
 from diceledger.domain.dice.request import DC_BASE
 from diceledger.domain.json import JsonObject
@@ -50,14 +51,14 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
     for item in logged:
         evolve(state, item.version, item.event)
         event = item.event
-        roll_id: int | None = getattr(event, "roll_id", None)
+        roll_id = ev.roll_id_of(event)
         secret = roll_id in hidden
         if secret:
             text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
             detail: JsonObject = {"roll_id": roll_id}
         else:
             text = describe(state, event)
-            detail = dataclasses.asdict(event)  # type: ignore[call-overload]
+            detail = dataclasses.asdict(event)
             if isinstance(event, ev.RollResolved | ev.CheckResolved):
                 detail["line"] = roll_line(state.rolls[event.roll_id])
         yield Line(
@@ -75,7 +76,6 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
 
 def describe(state: SessionState, event: ev.Event) -> str:
     """Return the human text of an event, read against the state just after it."""
-    roll = state.rolls.get(getattr(event, "roll_id", -1))
     match event:
         case ev.SessionStarted():
             return f"session '{event.title}' started; GM {event.gm}"
@@ -90,8 +90,8 @@ def describe(state: SessionState, event: ev.Event) -> str:
             return f"session ended by {event.by}"
         case ev.RollRequested():
             return f"#{event.roll_id} {_request(event)}"
-    assert roll is not None
-    return f"#{roll.roll_id} {_roll_event(roll, event)}"
+        case _:
+            return f"#{event.roll_id} {_roll_event(state.rolls[event.roll_id], event)}"
 
 
 def _request(e: ev.RollRequested) -> str:
@@ -132,7 +132,7 @@ def _side(side: ev.CheckSide, named: bool = True) -> str:
     return text
 
 
-def _roll_event(roll: Roll, event: ev.Event) -> str:
+def _roll_event(roll: Roll, event: ev.RollFollowUp) -> str:
     match event:
         case ev.DiceRolled():
             dice = ", ".join(f"d{d.sides} {d.face}" for d in event.dice)
@@ -159,7 +159,8 @@ def _roll_event(roll: Roll, event: ev.Event) -> str:
             return f"dispute ruled {event.outcome} by {event.by}{note}"
         case ev.RollRevealed():
             return f"blind roll revealed by {event.by}"
-    return type(event).__name__
+        case _:
+            assert_never(event)
 
 
 def _resolution(roll: Roll, event: ev.CheckResolved) -> str:

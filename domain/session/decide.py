@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
@@ -25,21 +24,31 @@ from diceledger.domain.session.decide_session import (
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState
 
-_DECIDERS: dict[type[Any], Callable[[SessionState, Any, Context], list[Event]]] = {
-    cmd.StartSession: start_session,
-    cmd.JoinSession: join_session,
-    cmd.RequestRoll: request_roll,
-    cmd.RequestOpposed: request_opposed,
-    cmd.Reroll: reroll_dice,
-    cmd.Accept: accept_roll,
-    cmd.RevealRoll: reveal_roll,
-    cmd.RevealSeed: reveal_seed,
-    cmd.EndSession: end_session,
-    cmd.OpenDispute: open_dispute,
-    cmd.ResolveDispute: resolve_dispute,
-}
-
 
 def decide(state: SessionState, command: cmd.Command, ctx: Context) -> list[Event]:
     """Return the events that ``command`` by ``ctx.actor`` appends, or raise a refusal."""
-    return _DECIDERS[type(command)](state, command, ctx)
+    match command:
+        case cmd.StartSession():
+            return start_session(state, command, ctx)
+        case cmd.JoinSession():
+            return join_session(state, command, ctx)
+        case cmd.RequestRoll():
+            return request_roll(state, command, ctx)
+        case cmd.RequestOpposed():
+            return request_opposed(state, command, ctx)
+        case cmd.Reroll():
+            return reroll_dice(state, command, ctx)
+        case cmd.Accept():
+            return accept_roll(state, command, ctx)
+        case cmd.RevealRoll():
+            return reveal_roll(state, command, ctx)
+        case cmd.RevealSeed():
+            return reveal_seed(state, command, ctx)
+        case cmd.EndSession():
+            return end_session(state, command, ctx)
+        case cmd.OpenDispute():
+            return open_dispute(state, command, ctx)
+        case cmd.ResolveDispute():
+            return resolve_dispute(state, command, ctx)
+        case _:
+            assert_never(command)

@@ -7,7 +7,7 @@ records below) so that one mapper in infra/ can store any of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeAlias, get_args
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +54,14 @@ class CheckSide:
     hindered: tuple[Amount, ...] = ()
 
 
-class Event:
+class EventBase:
     """Base of the session events; ``schema_version`` is the current version of each."""
 
     schema_version: ClassVar[int] = 1
 
 
 @dataclass(frozen=True, slots=True)
-class SessionStarted(Event):
+class SessionStarted(EventBase):
     schema_version: ClassVar[int] = 2
     session_id: str
     title: str
@@ -70,7 +70,7 @@ class SessionStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerJoined(Event):
+class PlayerJoined(EventBase):
     name: str
     role: str  # "player" | "gm"
     client_seed: str
@@ -78,14 +78,14 @@ class PlayerJoined(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class SeedCommitted(Event):
+class SeedCommitted(EventBase):
     epoch: int
     commitment: str
     algorithm: str
 
 
 @dataclass(frozen=True, slots=True)
-class RollRequested(Event):
+class RollRequested(EventBase):
     roll_id: int
     nonce: int
     epoch: int
@@ -112,7 +112,7 @@ class RollRequested(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class DiceRolled(Event):
+class DiceRolled(EventBase):
     roll_id: int
     dice: tuple[DieRecord, ...]
     side: int = 0
@@ -120,7 +120,7 @@ class DiceRolled(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class DieExploded(Event):
+class DieExploded(EventBase):
     roll_id: int
     die: DieRecord
     side: int = 0
@@ -128,28 +128,28 @@ class DieExploded(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class DieRerolled(Event):
+class DieRerolled(EventBase):
     roll_id: int
     die: DieRecord
     replaced: int
 
 
 @dataclass(frozen=True, slots=True)
-class RollAccepted(Event):
+class RollAccepted(EventBase):
     roll_id: int
     by: str
     rerolls_left: int
 
 
 @dataclass(frozen=True, slots=True)
-class RollResolved(Event):
+class RollResolved(EventBase):
     roll_id: int
     total: int
     detail: str
 
 
 @dataclass(frozen=True, slots=True)
-class CheckResolved(Event):
+class CheckResolved(EventBase):
     roll_id: int
     total: int
     target: int | None
@@ -162,21 +162,21 @@ class CheckResolved(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class OpposedCheckTied(Event):
+class OpposedCheckTied(EventBase):
     roll_id: int
     round: int
     total: int
 
 
 @dataclass(frozen=True, slots=True)
-class RollDisputed(Event):
+class RollDisputed(EventBase):
     roll_id: int
     by: str
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
-class DisputeResolved(Event):
+class DisputeResolved(EventBase):
     roll_id: int
     by: str
     outcome: str  # "upheld" | "voided"
@@ -184,41 +184,67 @@ class DisputeResolved(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class RollRevealed(Event):
+class RollRevealed(EventBase):
     roll_id: int
     by: str
 
 
 @dataclass(frozen=True, slots=True)
-class SeedRevealed(Event):
+class SeedRevealed(EventBase):
     epoch: int
     seed: str  # hex
     by: str
 
 
 @dataclass(frozen=True, slots=True)
-class SessionEnded(Event):
+class SessionEnded(EventBase):
     by: str
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__name__: cls
-    for cls in (
-        SessionStarted,
-        PlayerJoined,
-        SeedCommitted,
-        RollRequested,
-        DiceRolled,
-        DieExploded,
-        DieRerolled,
-        RollAccepted,
-        RollResolved,
-        CheckResolved,
-        OpposedCheckTied,
-        RollDisputed,
-        DisputeResolved,
-        RollRevealed,
-        SeedRevealed,
-        SessionEnded,
-    )
-}
+# The closed set of a session's events. Every fold matches on it exhaustively and ends in
+# ``assert_never``, so a new event type fails type-checking wherever a fold forgets it.
+Event: TypeAlias = (
+    SessionStarted
+    | PlayerJoined
+    | SeedCommitted
+    | RollRequested
+    | DiceRolled
+    | DieExploded
+    | DieRerolled
+    | RollAccepted
+    | RollResolved
+    | CheckResolved
+    | OpposedCheckTied
+    | RollDisputed
+    | DisputeResolved
+    | RollRevealed
+    | SeedRevealed
+    | SessionEnded
+)
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Event)}
+
+# The events that happen to one roll, after its request.
+RollFollowUp: TypeAlias = (
+    DiceRolled
+    | DieExploded
+    | DieRerolled
+    | RollAccepted
+    | RollResolved
+    | CheckResolved
+    | OpposedCheckTied
+    | RollDisputed
+    | DisputeResolved
+    | RollRevealed
+)
+SessionWide: TypeAlias = SessionStarted | PlayerJoined | SeedCommitted | SeedRevealed | SessionEnded
+
+
+def roll_id_of(event: Event) -> int | None:
+    """Return the roll an event belongs to, None for a session-wide event."""
+    match event:
+        case SessionStarted() | PlayerJoined() | SeedCommitted() | SeedRevealed() | SessionEnded():
+            return None
+        case _:
+            # Every other event belongs to a roll; one that did not would fail here.
+            return event.roll_id

@@ -8,9 +8,9 @@ stream version is not the next one.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import assert_never
 
 from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import IntegrityError
@@ -217,31 +217,39 @@ def _ended(state: SessionState, e: ev.SessionEnded) -> None:
     state.ended = True
 
 
-_HANDLERS: dict[type[ev.Event], Callable[[SessionState, Any], None]] = {
-    ev.SessionStarted: _started,
-    ev.PlayerJoined: _joined,
-    ev.SeedCommitted: _committed,
-    ev.RollRequested: _requested,
-    ev.DiceRolled: _die_event,
-    ev.DieExploded: _die_event,
-    ev.DieRerolled: _die_event,
-    ev.OpposedCheckTied: _tied,
-    ev.RollAccepted: _accepted,
-    ev.RollResolved: _resolved,
-    ev.CheckResolved: _resolved,
-    ev.RollDisputed: _disputed,
-    ev.DisputeResolved: _ruled,
-    ev.RollRevealed: _revealed,
-    ev.SeedRevealed: _seed_revealed,
-    ev.SessionEnded: _ended,
-}
-
-
 def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
     """Apply the event recorded at stream ``version``; it must be the next version."""
     if version != state.version + 1:
         raise IntegrityError(f"event at version {version} does not follow version {state.version}")
-    _HANDLERS[type(event)](state, event)
+    match event:
+        case ev.SessionStarted():
+            _started(state, event)
+        case ev.PlayerJoined():
+            _joined(state, event)
+        case ev.SeedCommitted():
+            _committed(state, event)
+        case ev.RollRequested():
+            _requested(state, event)
+        case ev.DiceRolled() | ev.DieExploded() | ev.DieRerolled():
+            _die_event(state, event)
+        case ev.OpposedCheckTied():
+            _tied(state, event)
+        case ev.RollAccepted():
+            _accepted(state, event)
+        case ev.RollResolved() | ev.CheckResolved():
+            _resolved(state, event)
+        case ev.RollDisputed():
+            _disputed(state, event)
+        case ev.DisputeResolved():
+            _ruled(state, event)
+        case ev.RollRevealed():
+            _revealed(state, event)
+        case ev.SeedRevealed():
+            _seed_revealed(state, event)
+        case ev.SessionEnded():
+            _ended(state, event)
+        case _:
+            assert_never(event)
     state.version = version
     return state
 

@@ -156,7 +156,8 @@ class _Verifier:
         dice = _dice_of(event)
         if not dice:
             return
-        roll_id: int = event.roll_id  # type: ignore[attr-defined]
+        roll_id = ev.roll_id_of(event)
+        assert roll_id is not None  # only roll events carry dice
         request = self.state.rolls[roll_id].request
         for die in dice:
             self.die_positions.setdefault(roll_id, []).append(
