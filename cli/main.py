@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from diceledger.cli.context import AppContext, default_actor
+from diceledger.cli.errors import message_for
 from diceledger.cli.lazy import LazyGroup
 from diceledger.domain import __version__
 from diceledger.domain.errors import DiceledgerError
@@ -17,7 +18,7 @@ class DiceledgerGroup(LazyGroup):
         try:
             return super().invoke(ctx)
         except DiceledgerError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(message_for(error)) from None
         except OSError as error:
             # A file named on the command line (an export, a CSV, an import) that cannot
             # be opened or written; the store itself reports through DiceledgerError.

@@ -1,23 +1,29 @@
 """The one error hierarchy of diceledger.
 
-Every error a user can meet is a ``DiceledgerError``; the CLI turns each into a
-one-line message and an exit code, never a traceback.
+Every error a user can meet is a ``DiceledgerError``. The application raises the most
+specific one; each face words it once, in one place (the CLI as one line and an exit code,
+with its own hints; HTTP as problem+json with a stable type). Messages here name no command
+of any face.
 
     DiceledgerError
-    ├── DiceNotationError        a roll expression that breaks R1/R2 (points at a column)
-    ├── RollError                a request the rules refuse (advantage on a plain roll, ...)
-    │   └── RerollError          allowance spent, out of scope, die not rerollable (R11)
+    ├── InvalidInputError        a value no command accepts: malformed, out of bounds, not encodable
+    │   └── DiceNotationError    a roll expression that breaks R1/R2 (points at a column)
+    ├── CommandRefusedError      the session's state refuses the command; nothing is appended
+    │   ├── RollError            a roll request the rules refuse (advantage on a plain roll, ...)
+    │   │   └── RerollError      allowance spent, out of scope, die not rerollable (R11)
+    │   ├── NotFoundError        unknown session, roll or member
+    │   │   └── UnknownSessionError  a session id that names no session
+    │   └── PermissionDeniedError  forbidden: not the GM, not this roll's roller
+    │       └── NotAMemberError  someone who has not joined the session
+    ├── ConflictError            another writer changed the stream first; a retry may succeed
+    │   └── ConcurrencyError     expected version differs from the stream's
+    ├── CorruptLogError          a stored or imported log fails its own checks
     ├── DiceSourceError          a dice source that cannot give the die asked for
     │   ├── ManualFacesError     typed-in faces: out of range, too few, too many
     │   └── ExplosionChainError  a chain past the cap: a broken random source (R12)
-    ├── CommandRefusedError      a session command refused; nothing is appended
-    │   ├── NotFoundError        unknown session, roll or member
-    │   └── PermissionDeniedError  not a member, not the GM
-    ├── StoreError               the event store cannot do what was asked
-    │   ├── ConcurrencyError     expected version differs from the stream's (retryable)
+    ├── StoreError               the database cannot be used as asked
     │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout
-    │   ├── SchemaOutdatedError  the database is behind the code; run `db upgrade`
-    │   └── IntegrityError       a stored or imported log fails its own checks
+    │   └── SchemaOutdatedError  the database schema is behind the code
     └── VerificationError        a session or export fails `verify`
 """
 
@@ -28,7 +34,11 @@ class DiceledgerError(Exception):
     """Base of every error diceledger raises on purpose."""
 
 
-class DiceNotationError(DiceledgerError):
+class InvalidInputError(DiceledgerError):
+    """A value no command accepts: malformed, out of bounds or not encodable."""
+
+
+class DiceNotationError(InvalidInputError):
     """A roll expression that cannot be parsed or breaks a limit."""
 
     def __init__(self, message: str, column: int | None = None) -> None:
@@ -37,12 +47,57 @@ class DiceNotationError(DiceledgerError):
         super().__init__(message if column is None else f"{message} at column {column}")
 
 
-class RollError(DiceledgerError):
+class CommandRefusedError(DiceledgerError):
+    """A session command refused by the aggregate; nothing is appended."""
+
+
+class RollError(CommandRefusedError):
     """A roll or check request that the rules refuse."""
 
 
 class RerollError(RollError):
     """A reroll that the allowance, its scope or the die does not permit."""
+
+
+class NotFoundError(CommandRefusedError):
+    """An unknown session, roll, action or member."""
+
+
+class UnknownSessionError(NotFoundError):
+    """A session id that names no session (in this store, or for this member)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"unknown session '{session_id}'")
+        self.session_id = session_id
+
+
+def unknown_session(session_id: str) -> UnknownSessionError:
+    """Return the error for a session id that names no session."""
+    return UnknownSessionError(session_id)
+
+
+class PermissionDeniedError(CommandRefusedError):
+    """The actor may not do this (not the GM, not the roller)."""
+
+
+class NotAMemberError(PermissionDeniedError):
+    """The actor has not joined the session."""
+
+    def __init__(self, actor: str, session_id: str) -> None:
+        super().__init__(f"{actor} is not in session '{session_id}'")
+        self.session_id = session_id
+
+
+class ConflictError(DiceledgerError):
+    """Another writer changed what the command read; deciding again may succeed."""
+
+
+class ConcurrencyError(ConflictError):
+    """The stream's current version differs from the expected one."""
+
+
+class CorruptLogError(DiceledgerError):
+    """A stored or imported log fails its own checks (hash chain, versions, decoding)."""
 
 
 class DiceSourceError(DiceledgerError):
@@ -57,29 +112,8 @@ class ExplosionChainError(DiceSourceError):
     """An explosion chain longer than the cap; the random source is broken."""
 
 
-class CommandRefusedError(DiceledgerError):
-    """A session command refused by the aggregate; nothing is appended."""
-
-
-class NotFoundError(CommandRefusedError):
-    """An unknown session, roll, action or member."""
-
-
-def unknown_session(session_id: str) -> NotFoundError:
-    """Return the error for a session id that names no session, with where to look."""
-    return NotFoundError(f"unknown session '{session_id}'; `diceledger session list` shows yours")
-
-
-class PermissionDeniedError(CommandRefusedError):
-    """The actor may not do this (not a member, not the GM)."""
-
-
 class StoreError(DiceledgerError):
-    """The event store cannot do what was asked."""
-
-
-class ConcurrencyError(StoreError):
-    """The stream's current version differs from the expected one."""
+    """The database cannot be used as asked."""
 
 
 class StoreUnavailableError(StoreError):
@@ -88,10 +122,6 @@ class StoreUnavailableError(StoreError):
 
 class SchemaOutdatedError(StoreError):
     """The database schema is behind the code."""
-
-
-class IntegrityError(StoreError):
-    """A stored or imported log fails its own checks (hash chain, versions)."""
 
 
 class VerificationError(DiceledgerError):

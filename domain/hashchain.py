@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.records import RecordedEvent
 
 GENESIS_HASH = "0" * 64
@@ -39,7 +39,7 @@ def canonical_json(value: Any) -> bytes:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        raise IntegrityError("not canonical JSON: a string holds a lone surrogate") from None
+        raise InvalidInputError("not canonical JSON: a string holds a lone surrogate") from None
 
 
 def plain_json_copy(value: Any) -> Any:
@@ -81,7 +81,7 @@ def _check_json_value(value: Any, path: str) -> None:
     if isinstance(value, int):
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return
-        raise IntegrityError(f"not canonical JSON: integer out of the safe range at {path}")
+        raise InvalidInputError(f"not canonical JSON: integer out of the safe range at {path}")
     # The exact-type tests first: the Mapping ABC check is slow on a hot path.
     if kind is dict or isinstance(value, Mapping):
         for key, item in value.items():
@@ -92,22 +92,22 @@ def _check_json_value(value: Any, path: str) -> None:
         for index, item in enumerate(value):
             _check_json_value(item, f"{path}[{index}]")
         return
-    raise IntegrityError(f"not canonical JSON: a value of type {kind.__name__} at {path}")
+    raise InvalidInputError(f"not canonical JSON: a value of type {kind.__name__} at {path}")
 
 
 def _check_key(key: object, path: str) -> None:
     if not isinstance(key, str):
-        raise IntegrityError(f"not canonical JSON: a non-string object key at {path}")
+        raise InvalidInputError(f"not canonical JSON: a non-string object key at {path}")
     # RFC 8785 sorts keys by UTF-16 code units, Python by code points; they agree inside
     # the Basic Multilingual Plane only.
     if not key.isascii() and max(key) > "\uffff":
-        raise IntegrityError(f"not canonical JSON: an object key outside the BMP at {path}")
+        raise InvalidInputError(f"not canonical JSON: an object key outside the BMP at {path}")
 
 
 def format_timestamp(moment: datetime) -> str:
     """Render an aware time as ISO 8601 UTC with six fractional digits and a ``Z``."""
     if moment.tzinfo is None or moment.utcoffset() is None:
-        raise IntegrityError("recorded_at must be timezone-aware")
+        raise InvalidInputError("recorded_at must be timezone-aware")
     # isoformat, unlike strftime's %Y, always pads the year to four digits.
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
@@ -214,7 +214,7 @@ class ChainVerifier:
             return "prev_hash does not match the previous event's hash"
         try:
             expected = record_hash(record)
-        except IntegrityError as error:
+        except InvalidInputError as error:
             return str(error)
         if record.hash != expected:
             return "hash does not match the event's contents"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import events as ev
 
@@ -54,18 +54,18 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     """Return the event of type ``event_type`` stored at schema ``version``."""
     cls = ev.EVENT_TYPES.get(event_type)
     if cls is None:
-        raise IntegrityError(f"unknown event type '{event_type}'")
+        raise CorruptLogError(f"unknown event type '{event_type}'")
     while version < cls.schema_version:
         upcast = UPCASTERS.get((event_type, version))
         if upcast is None:
-            raise IntegrityError(f"no upcaster for {event_type} version {version}")
+            raise CorruptLogError(f"no upcaster for {event_type} version {version}")
         data, version = upcast(data), version + 1
     if version != cls.schema_version:
-        raise IntegrityError(f"{event_type} version {version} is newer than this release")
+        raise CorruptLogError(f"{event_type} version {version} is newer than this release")
     try:
         event = _build(cls, data)
     except (TypeError, KeyError, ValueError) as error:
-        raise IntegrityError(f"{event_type} data does not fit the event: {error}") from None
+        raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
     assert isinstance(event, ev.Event)
     return event
 

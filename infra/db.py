@@ -222,8 +222,7 @@ def ensure_schema(engine: Engine, url: str) -> None:
         upgrade(url)
         return
     raise SchemaOutdatedError(
-        f"database schema is at {current or 'no revision'}, code needs {head}; "
-        "run `diceledger db upgrade`"
+        f"database schema is at {current or 'no revision'}, code needs {head}"
     )
 
 

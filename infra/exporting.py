@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import ChainVerifier, format_timestamp
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.verification.verify import verify_each_session
@@ -89,52 +89,52 @@ def write_lines(lines: Iterable[str], path: str | Path) -> int:
 
 
 def read_export(path: str | Path) -> Iterator[RecordedEvent]:
-    """Yield the records of an export file; raise IntegrityError "line N: ..." on a bad one."""
+    """Yield the records of an export file; raise CorruptLogError "line N: ..." on a bad one."""
     with Path(path).open("r", encoding="utf-8", newline="") as file:
         for number, line in enumerate(file, start=1):
             yield parse_line(line, number)
 
 
 def parse_line(line: str, number: int) -> RecordedEvent:
-    """Return the record on one export line, or raise IntegrityError naming the line."""
+    """Return the record on one export line, or raise CorruptLogError naming the line."""
     if not line.endswith("\n"):
-        raise IntegrityError(f"line {number}: cut short (no line end); the file is partial")
+        raise CorruptLogError(f"line {number}: cut short (no line end); the file is partial")
     try:
         document = json.loads(line)
     except json.JSONDecodeError as error:
-        raise IntegrityError(f"line {number}: not JSON ({error.msg})") from None
+        raise CorruptLogError(f"line {number}: not JSON ({error.msg})") from None
     if not isinstance(document, dict):
-        raise IntegrityError(f"line {number}: not a JSON object")
+        raise CorruptLogError(f"line {number}: not a JSON object")
     missing = [name for name in FIELDS if name not in document]
     extra = sorted(set(document) - set(FIELDS))
     if missing or extra:
-        raise IntegrityError(f"line {number}: missing {missing or 'nothing'}, unexpected {extra}")
+        raise CorruptLogError(f"line {number}: missing {missing or 'nothing'}, unexpected {extra}")
     for name, kind in _TYPES.items():
         value = document[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise IntegrityError(f"line {number}: {name} has the wrong type")
+            raise CorruptLogError(f"line {number}: {name} has the wrong type")
     try:
         recorded_at = datetime.strptime(document["recorded_at"], _TIMESTAMP).replace(tzinfo=UTC)
     except ValueError:
-        raise IntegrityError(f"line {number}: recorded_at is not like {_TIMESTAMP}") from None
+        raise CorruptLogError(f"line {number}: recorded_at is not like {_TIMESTAMP}") from None
     return RecordedEvent(**{**document, "recorded_at": recorded_at})
 
 
 def check_export(path: str | Path) -> int:
     """Verify an export file's lines and hash chains from genesis; return its line count.
 
-    Raises IntegrityError "line N: <reason>" at the first bad line.
+    Raises CorruptLogError "line N: <reason>" at the first bad line.
     """
     return sum(1 for _ in checked_lines(path))
 
 
 def checked_lines(path: str | Path) -> Iterator[RecordedEvent]:
-    """Yield an export's records, raising IntegrityError "line N: ..." at the first bad one."""
+    """Yield an export's records, raising CorruptLogError "line N: ..." at the first bad one."""
     verifier = ChainVerifier()
     for number, record in enumerate(read_export(path), start=1):
         problem = verifier.check(record)
         if problem is not None:
-            raise IntegrityError(
+            raise CorruptLogError(
                 f"line {number}: {problem.reason} ({record.stream_id} v{record.stream_version})"
             )
         yield record
@@ -153,7 +153,7 @@ def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
     for report in reports:
         failure = report.first_failure
         if failure is not None:
-            raise IntegrityError(
+            raise CorruptLogError(
                 f"session '{report.session_id}' does not verify at version "
                 f"{failure.stream_version}: {failure.reason}; nothing imported"
             )

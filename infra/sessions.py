@@ -19,7 +19,7 @@ from typing import Protocol
 
 from diceledger.domain import __version__
 from diceledger.domain.dice.sources import DiceSource, SeededSource
-from diceledger.domain.errors import ConcurrencyError, IntegrityError, unknown_session
+from diceledger.domain.errors import ConcurrencyError, CorruptLogError, unknown_session
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context, DiceFactory
@@ -174,7 +174,7 @@ class SessionService:
         if seed is not None:
             self._seeds[key] = seed
         if seed is None:
-            raise IntegrityError(
+            raise CorruptLogError(
                 f"the seed vault has no seed for epoch {state.epoch.number} of '{session_id}'"
             )
         return seed

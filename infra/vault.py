@@ -11,7 +11,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import InvalidInputError
 from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.store.schema import seed_vault
 
@@ -19,7 +19,7 @@ from diceledger.infra.store.schema import seed_vault
 def commitment_of(seed: bytes) -> str:
     """Return the public commitment to a seed: its SHA-256 in lowercase hex."""
     if not isinstance(seed, bytes) or not seed:
-        raise IntegrityError("a seed must be non-empty bytes")
+        raise InvalidInputError("a seed must be non-empty bytes")
     return commitment(seed)
 
 

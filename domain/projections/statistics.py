@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
@@ -146,7 +146,7 @@ class StatisticsFold:
         session = _Session()
         if item.version > 1:
             if self._load_history is None:
-                raise IntegrityError(
+                raise CorruptLogError(
                     f"statistics: {item.stream_id} v{item.version} arrived without its history"
                 )
             for earlier in self._load_history(item.stream_id, item.version - 1):

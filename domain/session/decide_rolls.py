@@ -52,7 +52,7 @@ def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None, blind: b
 
 def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
     if kind is RollKind.OPPOSED:
-        raise RollError("an opposed check is rolled with `diceledger opposed`")
+        raise RollError("an opposed check is requested with both of its sides")
     checks = (RollKind.CHECK, RollKind.SAVE)
     if kind in checks and command.target is None:
         raise RollError(f"a {kind} needs a target or a DC")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from diceledger.domain.dice.sources import ALGORITHM, commitment
 from diceledger.domain.errors import (
     CommandRefusedError,
-    IntegrityError,
+    CorruptLogError,
     PermissionDeniedError,
     RollError,
 )
@@ -61,7 +61,7 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:
     epoch = state.epoch
     if commitment(seed) != epoch.commitment:
-        raise IntegrityError(
+        raise CorruptLogError(
             f"the vault's seed for epoch {epoch.number} does not match its commitment"
         )
     return ev.SeedRevealed(epoch.number, seed.hex(), actor)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from diceledger.domain.errors import CommandRefusedError, NotFoundError, PermissionDeniedError
+from diceledger.domain.errors import (
+    CommandRefusedError,
+    NotAMemberError,
+    NotFoundError,
+    PermissionDeniedError,
+)
 from diceledger.domain.session.state import Roll, SessionState
 
 
@@ -17,10 +22,7 @@ def require_open(state: SessionState) -> None:
 def require_member(state: SessionState, actor: str) -> None:
     """Refuse someone who has not joined the session."""
     if actor not in state.members:
-        raise PermissionDeniedError(
-            f"{actor} is not in session '{state.session_id}'; "
-            f"`diceledger session join {state.session_id}` first"
-        )
+        raise NotAMemberError(actor, state.session_id or "")
 
 
 def require_gm(state: SessionState, actor: str, action: str) -> None:

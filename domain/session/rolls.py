@@ -8,7 +8,7 @@ from diceledger.domain.dice.engine import Die, RollState, reroll, start
 from diceledger.domain.dice.notation import parse
 from diceledger.domain.dice.request import Modifier, RollKind, RollSpec, build_spec
 from diceledger.domain.dice.sources import Draw, Provenance, ReplaySource
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll
 
@@ -149,4 +149,4 @@ def _start_from(spec: RollSpec, draws: list[Draw], rerolls: int) -> RollState:
 
 def _all_used(source: ReplaySource, what: str) -> None:
     if source.remaining:
-        raise IntegrityError(f"{what}: {source.remaining} recorded dice were never needed")
+        raise CorruptLogError(f"{what}: {source.remaining} recorded dice were never needed")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from diceledger.domain.dice.request import RerollScope, RollKind
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import events as ev
 
 GM = "gm"
@@ -220,7 +220,7 @@ def _ended(state: SessionState, e: ev.SessionEnded) -> None:
 def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
     """Apply the event recorded at stream ``version``; it must be the next version."""
     if version != state.version + 1:
-        raise IntegrityError(f"event at version {version} does not follow version {state.version}")
+        raise CorruptLogError(f"event at version {version} does not follow version {state.version}")
     match event:
         case ev.SessionStarted():
             _started(state, event)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC
 from itertools import islice
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError, InvalidInputError
 from diceledger.domain.hashchain import ChainHead, ChainVerifier
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.store.sealing import check_names
@@ -35,8 +35,8 @@ def plan_import(
         for record in chunk:
             try:
                 check_names(record.event_id, record.stream_id, record.event_type)
-            except IntegrityError as error:
-                raise IntegrityError(
+            except InvalidInputError as error:
+                raise CorruptLogError(
                     f"import refused at position {record.position}: {error}"
                 ) from None
             present = existing.get(record.event_id)
@@ -45,7 +45,7 @@ def plan_import(
                 continue
             problem = verifier.check(record)
             if problem is not None:
-                raise IntegrityError(f"import refused at {problem}")
+                raise CorruptLogError(f"import refused at {problem}")
             # Kept in UTC like every appended event (the hash does not depend on the zone).
             fresh.append(replace(record, recorded_at=record.recorded_at.astimezone(UTC)))
         if fresh:
@@ -54,7 +54,7 @@ def plan_import(
 
 def _require_identical(record: RecordedEvent, present: tuple[str, int, str]) -> None:
     if present != (record.stream_id, record.stream_version, record.hash):
-        raise IntegrityError(
+        raise CorruptLogError(
             f"import refused at position {record.position}: event id {record.event_id} "
             "is already recorded with different contents"
         )

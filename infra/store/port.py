@@ -30,7 +30,7 @@ class EventStore(ABC):
         so a caller never reads back what it has just written. Raises ConcurrencyError when
         the stream's version differs. Re-appending a batch whose event ids are all recorded
         in this stream returns the original records and appends nothing; a batch mixing
-        recorded and new ids raises IntegrityError.
+        recorded and new ids raises CorruptLogError.
         """
 
     @abstractmethod
@@ -59,6 +59,6 @@ class EventStore(ABC):
 
         Each record must link to its stream's head (version and prev_hash) and carry the
         hash of its contents. Events already present with the same version and hash are
-        skipped. All or nothing: the first bad record raises IntegrityError naming it and
+        skipped. All or nothing: the first bad record raises CorruptLogError naming it and
         nothing from the call is kept.
         """

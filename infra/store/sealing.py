@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.hashchain import ChainHead, event_hash
 from diceledger.domain.records import NewEvent, RecordedEvent
 
@@ -23,7 +23,7 @@ def check_batch(stream_id: str, events: Sequence[NewEvent]) -> None:
     for event in events:
         check_names(event.event_id, stream_id, event.event_type)
         if event.event_id in seen:
-            raise IntegrityError(f"event id {event.event_id} appears twice in one batch")
+            raise InvalidInputError(f"event id {event.event_id} appears twice in one batch")
         seen.add(event.event_id)
     if not events:
         _check_text("stream id", stream_id, STREAM_ID_LENGTH)
@@ -38,12 +38,12 @@ def check_names(event_id: str, stream_id: str, event_type: str) -> None:
 
 def _check_text(what: str, value: str, length: int) -> None:
     if not isinstance(value, str) or not value:
-        raise IntegrityError(f"{what} must be a non-empty string")
+        raise InvalidInputError(f"{what} must be a non-empty string")
     if len(value) > length:
-        raise IntegrityError(f"{what} is longer than {length} characters")
+        raise InvalidInputError(f"{what} is longer than {length} characters")
     # PostgreSQL text cannot hold NUL; no name needs any control character.
     if not value.isprintable():
-        raise IntegrityError(f"{what} {value!r} holds a control character")
+        raise InvalidInputError(f"{what} {value!r} holds a control character")
 
 
 def check_event_id(event_id: str) -> None:
@@ -51,9 +51,9 @@ def check_event_id(event_id: str) -> None:
     try:
         canonical = str(uuid.UUID(event_id))
     except (ValueError, TypeError, AttributeError):
-        raise IntegrityError(f"event id {event_id!r} is not a UUID") from None
+        raise InvalidInputError(f"event id {event_id!r} is not a UUID") from None
     if canonical != event_id:
-        raise IntegrityError(f"event id {event_id!r} is not lowercase hyphenated UUID text")
+        raise InvalidInputError(f"event id {event_id!r} is not lowercase hyphenated UUID text")
 
 
 def resolve_retry(
@@ -67,9 +67,9 @@ def resolve_retry(
         return None
     for event_id, (other_stream, _) in recorded.items():
         if other_stream != stream_id:
-            raise IntegrityError(f"event id {event_id} is already recorded in another stream")
+            raise InvalidInputError(f"event id {event_id} is already recorded in another stream")
     if len(recorded) != len(events):
-        raise IntegrityError("batch mixes already recorded and new event ids")
+        raise InvalidInputError("batch mixes already recorded and new event ids")
     return [recorded[event.event_id][1] for event in events]
 
 
@@ -123,5 +123,5 @@ def with_positions(
 
 def _utc_microseconds(moment: datetime) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
-        raise IntegrityError("the store's clock must return timezone-aware times")
+        raise InvalidInputError("the store's clock must return timezone-aware times")
     return moment.astimezone(UTC)

@@ -12,7 +12,7 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.hashchain import (
     GENESIS_HASH,
     ChainHead,
@@ -76,7 +76,7 @@ def test_canonical_json_gives_the_rfc8785_bytes_for_any_event_value(value: objec
 def test_canonical_json_refuses_values_outside_the_event_subset(
     value: object, fragment: str
 ) -> None:
-    with pytest.raises(IntegrityError, match="not canonical JSON") as raised:
+    with pytest.raises(InvalidInputError, match="not canonical JSON") as raised:
         canonical_json(value)
     assert fragment in str(raised.value)
 
@@ -92,7 +92,7 @@ def test_str_enums_and_tuples_serialise_as_their_plain_values() -> None:
 
 def test_object_keys_outside_the_basic_multilingual_plane_are_refused() -> None:
     # RFC 8785 would order such a key by UTF-16 code units, unlike sort_keys.
-    with pytest.raises(IntegrityError, match="outside the BMP"):
+    with pytest.raises(InvalidInputError, match="outside the BMP"):
         canonical_json({"\U0001f3b2": 1, "\uffff": 2})
 
 
@@ -105,7 +105,7 @@ def test_timestamps_render_in_utc_with_six_fractional_digits() -> None:
 
 
 def test_a_naive_timestamp_is_refused() -> None:
-    with pytest.raises(IntegrityError, match="timezone-aware"):
+    with pytest.raises(InvalidInputError, match="timezone-aware"):
         format_timestamp(datetime(2026, 1, 1))
 
 

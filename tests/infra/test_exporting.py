@@ -11,7 +11,7 @@ from freezegun import freeze_time
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.request import Target
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.db import make_engine, upgrade
@@ -125,7 +125,7 @@ def test_a_changed_face_is_refused_naming_its_line(
 
     path = tampered(tmp_path, sqlite_url, engines, cheat)
     target = InMemoryEventStore()
-    with pytest.raises(IntegrityError, match=r"^line 7: hash does not match"):
+    with pytest.raises(CorruptLogError, match=r"^line 7: hash does not match"):
         import_export(target, path)
     assert target.head_position() == 0
 
@@ -134,7 +134,7 @@ def test_a_missing_line_breaks_the_chain_at_the_next_one(
     sqlite_url: str, tmp_path: Path, engines: list[Engine]
 ) -> None:
     path = tampered(tmp_path, sqlite_url, engines, lambda lines: lines[:3] + lines[4:])
-    with pytest.raises(IntegrityError, match=r"^line 4: version 5 follows version 3"):
+    with pytest.raises(CorruptLogError, match=r"^line 4: version 5 follows version 3"):
         check_export(path)
 
 
@@ -144,7 +144,7 @@ def test_a_file_cut_mid_line_is_refused_as_partial(
     path = tampered(tmp_path, sqlite_url, engines, lambda lines: [*lines[:-1], lines[-1][:40]])
     count = len(path.read_text().splitlines())
     target = InMemoryEventStore()
-    with pytest.raises(IntegrityError, match=rf"^line {count}: cut short"):
+    with pytest.raises(CorruptLogError, match=rf"^line {count}: cut short"):
         import_export(target, path)
     assert target.head_position() == 0
 
@@ -155,12 +155,12 @@ def test_a_line_with_an_extra_key_or_bad_json_is_named(
     path = tampered(
         tmp_path, sqlite_url, engines, lambda lines: [lines[0], "{not json\n", *lines[2:]]
     )
-    with pytest.raises(IntegrityError, match=r"^line 2: not JSON"):
+    with pytest.raises(CorruptLogError, match=r"^line 2: not JSON"):
         list(read_export(path))
     path = tampered(
         tmp_path, sqlite_url, engines, lambda lines: [lines[0][:-2] + ',"x":1}\n', *lines[1:]]
     )
-    with pytest.raises(IntegrityError, match=r"^line 1: missing nothing, unexpected \['x'\]"):
+    with pytest.raises(CorruptLogError, match=r"^line 1: missing nothing, unexpected \['x'\]"):
         list(read_export(path))
 
 

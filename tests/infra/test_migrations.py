@@ -98,7 +98,7 @@ def test_processes_opening_a_new_sqlite_file_at_once_all_find_it_upgraded(tmp_pa
 def test_an_empty_postgres_database_asks_for_db_upgrade(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
     try:
-        with pytest.raises(SchemaOutdatedError, match="run `diceledger db upgrade`"):
+        with pytest.raises(SchemaOutdatedError, match="code needs"):
             ensure_schema(engine, postgres_url)
     finally:
         engine.dispose()

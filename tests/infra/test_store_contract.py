@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from diceledger.domain.errors import ConcurrencyError, IntegrityError
+from diceledger.domain.errors import ConcurrencyError, CorruptLogError, InvalidInputError
 from diceledger.domain.hashchain import GENESIS_HASH, record_hash, verify_chain
 from diceledger.domain.records import NewEvent
 from diceledger.infra.store.port import EventStore
@@ -125,7 +125,7 @@ def test_re_appending_the_same_event_ids_returns_the_original_records(
 def test_a_batch_mixing_recorded_and_new_ids_is_refused(store: EventStore) -> None:
     recorded = new_event()
     store.append("s1", [recorded], expected_version=0)
-    with pytest.raises(IntegrityError, match="mixes"):
+    with pytest.raises(InvalidInputError, match="mixes"):
         store.append("s1", [recorded, new_event()], expected_version=1)
     assert store.current_version("s1") == 1
 
@@ -133,7 +133,7 @@ def test_a_batch_mixing_recorded_and_new_ids_is_refused(store: EventStore) -> No
 def test_an_event_id_recorded_in_another_stream_is_refused(store: EventStore) -> None:
     event = new_event()
     store.append("s1", [event], expected_version=0)
-    with pytest.raises(IntegrityError, match="another stream"):
+    with pytest.raises(InvalidInputError, match="another stream"):
         store.append("s2", [event], expected_version=0)
     assert store.stream_ids() == ["s1"]
 
@@ -143,7 +143,7 @@ def test_an_event_id_recorded_in_another_stream_is_refused(store: EventStore) ->
     [("not-a-uuid", "not a UUID"), ("5B0C3F4E-8D2A-4C1E-9F6B-2A7D1E3C4B5A", "lowercase")],
 )
 def test_malformed_event_ids_are_refused(store: EventStore, event_id: str, reason: str) -> None:
-    with pytest.raises(IntegrityError, match=reason):
+    with pytest.raises(InvalidInputError, match=reason):
         store.append("s1", [NewEvent(event_id, "DiceRolled", {})], expected_version=0)
     assert store.head_position() == 0
 
@@ -163,7 +163,7 @@ def test_names_the_schema_cannot_hold_are_refused_on_every_backend(
 ) -> None:
     # PostgreSQL enforces the column widths and SQLite does not: both must refuse alike.
     event = NewEvent(new_event().event_id, event_type, {"face": 4})
-    with pytest.raises(IntegrityError, match=reason):
+    with pytest.raises(InvalidInputError, match=reason):
         store.append(stream_id, [event], expected_version=0)
     assert store.head_position() == 0
 
@@ -177,13 +177,13 @@ def test_the_longest_stream_id_and_event_type_are_kept(store: EventStore) -> Non
 
 def test_an_event_id_twice_in_one_batch_is_refused(store: EventStore) -> None:
     event = new_event()
-    with pytest.raises(IntegrityError, match="twice"):
+    with pytest.raises(InvalidInputError, match="twice"):
         store.append("s1", [event, event], expected_version=0)
     assert store.current_version("s1") == 0
 
 
 def test_a_batch_is_all_or_nothing(store: EventStore) -> None:
-    with pytest.raises(IntegrityError, match="float"):
+    with pytest.raises(InvalidInputError, match="float"):
         store.append("s1", [new_event(), new_event(total=2.5)], expected_version=0)
     assert store.current_version("s1") == 0
     assert list(store.read_all()) == []
@@ -267,7 +267,7 @@ def test_a_tampered_import_is_refused_naming_the_event_and_keeps_nothing(
     source.append("a", [new_event() for _ in range(4)], expected_version=0)
     records = list(source.read_all())
     records[2] = replace(records[2], data={"face": 20})
-    with pytest.raises(IntegrityError, match=r"position 3 \(a v3\): hash does not match"):
+    with pytest.raises(CorruptLogError, match=r"position 3 \(a v3\): hash does not match"):
         store.import_recorded(records)
     assert list(store.read_all()) == []
 
@@ -282,7 +282,7 @@ def test_an_import_with_a_stream_id_too_long_is_refused_even_with_a_valid_chain(
     (record,) = source.read_all()
     forged = replace(record, stream_id="a" * 201)
     forged = replace(forged, hash=record_hash(forged))
-    with pytest.raises(IntegrityError, match="position 1: stream id is longer than 200"):
+    with pytest.raises(CorruptLogError, match="position 1: stream id is longer than 200"):
         store.import_recorded([forged])
     assert list(store.read_all()) == []
 
@@ -293,7 +293,7 @@ def test_an_import_that_does_not_link_to_the_stored_head_is_refused(store: Event
     store.append("a", [new_event()], expected_version=0)
     source = InMemoryEventStore()
     source.append("a", [new_event(), new_event()], expected_version=0)
-    with pytest.raises(IntegrityError, match="version 1 follows version 1"):
+    with pytest.raises(CorruptLogError, match="version 1 follows version 1"):
         store.import_recorded(source.read_all())
     assert store.current_version("a") == 1
 
@@ -305,7 +305,7 @@ def test_an_import_that_reuses_a_recorded_id_differently_is_refused(store: Event
     store.append("a", [event], expected_version=0)
     source = InMemoryEventStore()
     source.append("elsewhere", [event], expected_version=0)
-    with pytest.raises(IntegrityError, match="different contents"):
+    with pytest.raises(CorruptLogError, match="different contents"):
         store.import_recorded(source.read_all())
     assert store.stream_ids() == ["a"]
 

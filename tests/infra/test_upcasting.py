@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diceledger.domain.errors import IntegrityError
+from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import SessionStarted
 from diceledger.infra.codec import decode, from_record
@@ -47,5 +47,5 @@ def test_an_imported_old_log_loads_and_refuses_rolls_after_its_end() -> None:
 
 
 def test_an_event_newer_than_this_release_is_refused() -> None:
-    with pytest.raises(IntegrityError, match="newer than this release"):
+    with pytest.raises(CorruptLogError, match="newer than this release"):
         decode("SessionStarted", 3, {})

@@ -9,7 +9,7 @@ import pytest
 from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import (
     CommandRefusedError,
-    IntegrityError,
+    CorruptLogError,
     PermissionDeniedError,
     RollError,
 )
@@ -49,7 +49,7 @@ def test_revealing_a_seed_publishes_it_and_opens_the_next_epoch() -> None:
 def test_a_seed_that_does_not_match_its_commitment_is_refused() -> None:
     table = Table()
     error = table.refused("gm", cmd.RevealSeed(b"another seed", "d" * 64))
-    assert isinstance(error, IntegrityError)
+    assert isinstance(error, CorruptLogError)
 
 
 def test_players_cannot_reveal_seeds_or_end_the_session() -> None:
@@ -100,7 +100,7 @@ def test_replay_rebuilds_the_same_state_and_rejects_a_gap_in_versions() -> None:
     rebuilt = replay(enumerate(table.events, start=1))
     assert rebuilt.rolls[1].resolution == table.state.rolls[1].resolution
     assert rebuilt.version == table.state.version
-    with pytest.raises(IntegrityError, match="does not follow"):
+    with pytest.raises(CorruptLogError, match="does not follow"):
         replay([(1, table.events[0]), (3, table.events[1])])
 
 
