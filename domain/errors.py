@@ -18,7 +18,12 @@ one-line message and an exit code, never a traceback.
     │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout
     │   ├── SchemaOutdatedError  the database is behind the code; run `db upgrade`
     │   └── IntegrityError       a stored or imported log fails its own checks
+    │       └── LogTamperedError  rows the server did not append; it refuses to sign them
+    ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
     └── VerificationError        a session or export fails `verify`
+        ├── MalformedError       a checkpoint, signed note or receipt that breaks its format
+        ├── SignatureError       no trusted key's signature verifies
+        └── ProofError           a Merkle proof or root that does not hold
 """
 
 from __future__ import annotations
@@ -94,5 +99,25 @@ class IntegrityError(StoreError):
     """A stored or imported log fails its own checks (hash chain, versions)."""
 
 
+class LogTamperedError(IntegrityError):
+    """A stream holds rows the server did not append (or lost rows it signed)."""
+
+
+class KeyFileError(DiceledgerError):
+    """A key file that cannot be used: unreadable, malformed or open to other users."""
+
+
 class VerificationError(DiceledgerError):
     """A session or an export fails verification."""
+
+
+class MalformedError(VerificationError):
+    """A checkpoint, signed note, verifier key or receipt that breaks its format."""
+
+
+class SignatureError(VerificationError):
+    """No signature by a trusted key verifies."""
+
+
+class ProofError(VerificationError):
+    """A Merkle inclusion or consistency proof, or a root, that does not hold."""
