@@ -37,7 +37,7 @@ def check_key_name(name: str) -> str:
     if not name:
         raise MalformedError("a key name must not be empty")
     if any(char.isspace() or char == "+" or not char.isprintable() for char in name):
-        raise MalformedError(f"key name {name!r} holds a space, a plus or a control character")
+        raise MalformedError(f"key name {name!r} holds a space, a plus or an unprintable character")
     return name
 
 
