@@ -76,9 +76,7 @@ def test_a_forged_signature_under_the_trusted_key_id_is_refused() -> None:
     impostor = SigningKey.generate("dice.example")
     signed = impostor.sign_checkpoint(checkpoint(real.name))
     forged = signed.note.signatures[0]
-    note = SignedNote(
-        signed.note.text, (type(forged)(real.name, real.key_id, forged.signature),)
-    )
+    note = SignedNote(signed.note.text, (type(forged)(real.name, real.key_id, forged.signature),))
     with pytest.raises(SignatureError, match="forged"):
         open_signed_checkpoint(str(note), (real.verifier,))
 
