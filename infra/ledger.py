@@ -50,6 +50,7 @@ from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
 from diceledger.infra.signing import Keyring, open_signed_checkpoint
+from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
 
@@ -85,7 +86,6 @@ class CheckpointLedger:
         stream is not the signed tree plus exactly these events.
         """
         told = _in_order(stream_id, records)
-        key = self._keyring.current()
         with self._writing(stream_id) as connection:
             head = self._head(connection, stream_id)
             size = head.size if head else 0
@@ -101,24 +101,61 @@ class CheckpointLedger:
                     f"{fresh[0].stream_version - 1}, which this server did not append; "
                     "refusing to sign"
                 )
-            last_leaf = self._check_stream(connection, stream_id, size, fresh)
-            _check_chain(stream_id, size, last_leaf, fresh)
-            edge = self._edge(connection, stream_id, size, head)
-            created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
-            if created:
-                connection.execute(
-                    merkle_nodes.insert(),
-                    [
-                        {"stream_id": stream_id, "level": lv, "node_index": ix, "hash": value}
-                        for (lv, ix), value in created
-                    ],
-                )
-            new_size = size + len(fresh)
-            nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
-            root = fold([nodes[node] for node in root_plan(new_size)])
-            checkpoint = Checkpoint(origin_for(key.name, stream_id), new_size, root)
-            signed = key.sign_checkpoint(checkpoint)
-            self._record(connection, stream_id, signed, self._clock())
+            self._check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, fresh)
+
+    def adopt(self, stream_id: str) -> SignedCheckpoint:
+        """Sign the events after the session's last checkpoint that nobody told the ledger of.
+
+        A trust decision for an operator, never an automatic step: for sessions recorded
+        before this server signed anything, or events appended by a process that stopped
+        before it could extend. The rows are taken as they are, after checking that they
+        continue the signed chain and hash right.
+        """
+        with self._writing(stream_id) as connection:
+            head = self._head(connection, stream_id)
+            size = head.size if head else 0
+            query = (
+                sa.select(events)
+                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
+                .order_by(events.c.stream_version)
+            )
+            fresh = [from_row(row) for row in connection.execute(query).mappings()]
+            if not fresh:
+                if head is None:
+                    raise NotFoundError(f"session '{stream_id}' has no events to sign")
+                return self._open(head.note)
+            self._check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, fresh)
+
+    def _sign(
+        self,
+        connection: Connection,
+        stream_id: str,
+        head: _Head | None,
+        fresh: Sequence[RecordedEvent],
+    ) -> SignedCheckpoint:
+        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record."""
+        size = head.size if head else 0
+        key = self._keyring.current()
+        last_leaf = GENESIS_HASH
+        if size:
+            last_leaf = self._nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
+        _check_chain(stream_id, size, last_leaf, fresh)
+        edge = self._edge(connection, stream_id, size, head)
+        created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
+        connection.execute(
+            merkle_nodes.insert(),
+            [
+                {"stream_id": stream_id, "level": lv, "node_index": ix, "hash": value}
+                for (lv, ix), value in created
+            ],
+        )
+        new_size = size + len(fresh)
+        nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
+        root = fold([nodes[node] for node in root_plan(new_size)])
+        signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
+        self._record(connection, stream_id, signed, self._clock())
         return signed
 
     def append_signed(
@@ -287,8 +324,8 @@ class CheckpointLedger:
 
     def _check_stream(
         self, connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
-    ) -> str:
-        """Check the store holds the signed rows and then exactly ``fresh``; return leaf size."""
+    ) -> None:
+        """Check the store holds the signed rows, then exactly ``fresh`` and nothing more."""
         kept = connection.scalar(
             sa.select(sa.func.count())
             .select_from(events)
@@ -325,7 +362,6 @@ class CheckpointLedger:
                 else "its rows are not the events this server was told it appended"
             )
             raise LogTamperedError(f"session '{stream_id}': {detail}; refusing to sign")
-        return last_leaf
 
     @staticmethod
     def _record(

@@ -8,6 +8,7 @@ can) stop the session: the ledger raises and signs nothing.
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -287,3 +288,32 @@ def test_writers_racing_on_one_session_each_get_their_events_signed(table: Table
     for earlier in signed:
         proof = table.ledger.consistency(SESSION, earlier.checkpoint.size)
         check_extends(earlier.checkpoint, final.checkpoint, proof)
+
+
+# ---- adopting unsigned history -------------------------------------------------------------
+
+
+def test_a_session_recorded_before_signing_is_adopted_once_then_extended(table: Table) -> None:
+    table.store.append(SESSION, [new_event(face=n) for n in range(7)], expected_version=0)
+    with pytest.raises(LogTamperedError, match="versions 1 to 7"):
+        table.play(1)  # refused: the ledger never saw versions 1 to 7 appended
+    adopted = table.ledger.adopt(SESSION)
+    assert adopted.checkpoint.size == 8
+    assert adopted.checkpoint.root == MerkleTree(table.hashes()).root()
+    _, signed = table.play(2)
+    check_extends(adopted.checkpoint, signed.checkpoint, table.ledger.consistency(SESSION, 8))
+    assert table.ledger.adopt(SESSION) == signed  # nothing left to adopt
+
+
+def test_adopting_refuses_rows_that_break_the_chain(table: Table) -> None:
+    table.play(2)
+    forged = table.forge_insert()
+    with table.engine.begin() as connection:
+        connection.execute(
+            events.insert(),
+            [to_row(forged) | {"event_id": str(uuid.uuid4()), "stream_version": 4}],
+        )
+    with pytest.raises(LogTamperedError, match="prev_hash"):
+        table.ledger.adopt(SESSION)
+    latest = table.ledger.latest(SESSION)
+    assert latest is not None and latest.checkpoint.size == 2
