@@ -17,14 +17,10 @@ Appends and the extends that follow them must happen in the same order for one s
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -32,11 +28,10 @@ from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
 from diceledger.domain.errors import LogTamperedError, NotFoundError
-from diceledger.domain.hashchain import GENESIS_HASH, ChainHead, ChainVerifier
+from diceledger.domain.hashchain import GENESIS_HASH
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
-    NodeId,
     consistency_plan,
     fold,
     grow,
@@ -48,16 +43,19 @@ from diceledger.domain.merkle import (
 from diceledger.domain.receipt import Receipt, build_receipt
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.ledger_checks import (
+    check_chain,
+    check_signed,
+    check_stream,
+    in_order,
+    stored_nodes,
+)
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
+from diceledger.infra.session_lock import EXTEND_LOCK, hold_session, lock_key
 from diceledger.infra.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
-
-_TRANSACTION_LOCK = b"diceledger/ledger/extend/"
-_SESSION_LOCK = b"diceledger/ledger/session/"
-_LOCAL_LOCKS: dict[str, threading.Lock] = {}
-_LOCAL_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +83,11 @@ class CheckpointLedger:
         the latest checkpoint. Raises LogTamperedError, signing nothing, when the store's
         stream is not the signed tree plus exactly these events.
         """
-        told = _in_order(stream_id, records)
+        told = in_order(stream_id, records)
         with self._writing(stream_id) as connection:
             head = self._head(connection, stream_id)
             size = head.size if head else 0
-            self._check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
+            check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
             fresh = [record for record in told if record.stream_version > size]
             if not fresh:
                 if head is None:
@@ -101,7 +99,7 @@ class CheckpointLedger:
                     f"{fresh[0].stream_version - 1}, which this server did not append; "
                     "refusing to sign"
                 )
-            self._check_stream(connection, stream_id, size, fresh)
+            check_stream(connection, stream_id, size, fresh)
             return self._sign(connection, stream_id, head, fresh)
 
     def adopt(self, stream_id: str) -> SignedCheckpoint:
@@ -125,7 +123,7 @@ class CheckpointLedger:
                 if head is None:
                     raise NotFoundError(f"session '{stream_id}' has no events to sign")
                 return self._open(head.note)
-            self._check_stream(connection, stream_id, size, fresh)
+            check_stream(connection, stream_id, size, fresh)
             return self._sign(connection, stream_id, head, fresh)
 
     def _sign(
@@ -140,8 +138,8 @@ class CheckpointLedger:
         key = self._keyring.current()
         last_leaf = GENESIS_HASH
         if size:
-            last_leaf = self._nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
-        _check_chain(stream_id, size, last_leaf, fresh)
+            last_leaf = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
+        check_chain(stream_id, size, last_leaf, fresh)
         edge = self._edge(connection, stream_id, size, head)
         created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
         connection.execute(
@@ -182,16 +180,10 @@ class CheckpointLedger:
     def exclusive(self, stream_id: str) -> Iterator[None]:
         """Hold the session's ledger lock: one append-and-extend at a time, across processes.
 
-        PostgreSQL: a session-level advisory lock on a connection of its own. SQLite: an
-        exclusive lock on a file beside the database (a file has one machine's writers).
+        See ``infra.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
         """
-        with _local_lock(stream_id):
-            if self._engine.dialect.name == "postgresql":
-                with self._advisory_lock(stream_id):
-                    yield
-                return
-            with _file_lock(self._engine):
-                yield
+        with hold_session(self._engine, stream_id):
+            yield
 
     # ---- reading ----------------------------------------------------------------------
 
@@ -219,7 +211,7 @@ class CheckpointLedger:
                     f"session '{stream_id}' has {size} signed events; none at index {index}"
                 )
             plan = inclusion_plan(index, size)
-            nodes = self._nodes(connection, stream_id, plan_nodes(plan))
+            nodes = stored_nodes(connection, stream_id, plan_nodes(plan))
         return InclusionProof(index, size, resolve(plan, nodes.__getitem__))
 
     def consistency(
@@ -234,7 +226,7 @@ class CheckpointLedger:
                     f"in session '{stream_id}'"
                 )
             plan = consistency_plan(old_size, new_size)
-            nodes = self._nodes(connection, stream_id, plan_nodes(plan))
+            nodes = stored_nodes(connection, stream_id, plan_nodes(plan))
         return ConsistencyProof(old_size, new_size, resolve(plan, nodes.__getitem__))
 
     def receipt(self, stream_id: str, records: Iterable[RecordedEvent]) -> Receipt:
@@ -274,30 +266,12 @@ class CheckpointLedger:
             raise NotFoundError(f"session '{stream_id}' has {latest} signed events, not {size}")
         return size
 
-    @staticmethod
-    def _nodes(connection: Connection, stream_id: str, wanted: set[NodeId]) -> dict[NodeId, bytes]:
-        if not wanted:
-            return {}
-        query = sa.select(
-            merkle_nodes.c.level, merkle_nodes.c.node_index, merkle_nodes.c.hash
-        ).where(
-            merkle_nodes.c.stream_id == stream_id,
-            sa.tuple_(merkle_nodes.c.level, merkle_nodes.c.node_index).in_(sorted(wanted)),
-        )
-        found = {(row.level, row.node_index): bytes(row.hash) for row in connection.execute(query)}
-        missing = wanted - set(found)
-        if missing:
-            raise LogTamperedError(
-                f"session '{stream_id}' lacks {len(missing)} stored Merkle nodes it signed"
-            )
-        return found
-
     def _edge(
         self, connection: Connection, stream_id: str, size: int, head: _Head | None
     ) -> list[bytes]:
         """Return the tree's edge nodes, checked against the last signed root."""
         plan = root_plan(size)
-        nodes = self._nodes(connection, stream_id, set(plan))
+        nodes = stored_nodes(connection, stream_id, set(plan))
         edge = [nodes[node] for node in plan]
         if head is not None:
             signed = self._open(head.note).checkpoint
@@ -307,61 +281,6 @@ class CheckpointLedger:
                     f"it signed for {size} events; refusing to sign"
                 )
         return edge
-
-    def _check_signed(
-        self, connection: Connection, stream_id: str, records: Sequence[RecordedEvent]
-    ) -> None:
-        """Check events told again (a retry) against the leaves already signed."""
-        if not records:
-            return
-        leaves = self._nodes(connection, stream_id, {(0, r.stream_version - 1) for r in records})
-        for record in records:
-            if leaves[(0, record.stream_version - 1)].hex() != record.hash:
-                raise LogTamperedError(
-                    f"version {record.stream_version} of session '{stream_id}' is not the "
-                    "event this server signed; refusing to sign"
-                )
-
-    def _check_stream(
-        self, connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
-    ) -> None:
-        """Check the store holds the signed rows, then exactly ``fresh`` and nothing more."""
-        kept = connection.scalar(
-            sa.select(sa.func.count())
-            .select_from(events)
-            .where(events.c.stream_id == stream_id, events.c.stream_version <= size)
-        )
-        if kept != size:
-            raise LogTamperedError(
-                f"session '{stream_id}' lost {size - int(kept or 0)} of the {size} events this "
-                "server signed; refusing to sign"
-            )
-        last_leaf = GENESIS_HASH
-        if size:
-            last_leaf = self._nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
-        rows = connection.execute(
-            sa.select(events.c.stream_version, events.c.event_id, events.c.hash)
-            .where(events.c.stream_id == stream_id, events.c.stream_version >= max(size, 1))
-            .order_by(events.c.stream_version)
-        ).all()
-        stored = [(row.stream_version, row.event_id, row.hash) for row in rows]
-        if size:
-            first = stored.pop(0) if stored else None
-            if first is None or first[0] != size or first[2] != last_leaf:
-                raise LogTamperedError(
-                    f"version {size} of session '{stream_id}' is not the event this server "
-                    "signed; refusing to sign"
-                )
-        told = [(r.stream_version, r.event_id, r.hash) for r in fresh]
-        if stored != told:
-            versions = {version for version, _, _ in told}
-            strangers = [version for version, _, _ in stored if version not in versions]
-            detail = (
-                f"versions {', '.join(map(str, strangers))} were not appended by this server"
-                if strangers
-                else "its rows are not the events this server was told it appended"
-            )
-            raise LogTamperedError(f"session '{stream_id}': {detail}; refusing to sign")
 
     @staticmethod
     def _record(
@@ -395,7 +314,7 @@ class CheckpointLedger:
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.
                 connection.execute(
                     sa.text("SELECT pg_advisory_xact_lock(:key)"),
-                    {"key": _lock_key(_TRANSACTION_LOCK, stream_id)},
+                    {"key": lock_key(EXTEND_LOCK, stream_id)},
                 )
             yield connection
 
@@ -403,60 +322,3 @@ class CheckpointLedger:
     def _reading(self) -> Iterator[Connection]:
         with translate_errors(self._engine.url), self._engine.connect() as connection:
             yield connection
-
-    @contextmanager
-    def _advisory_lock(self, stream_id: str) -> Iterator[None]:
-        key = _lock_key(_SESSION_LOCK, stream_id)
-        with self._reading() as connection:
-            connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
-            connection.commit()
-            try:
-                yield
-            finally:
-                connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": key})
-                connection.commit()
-
-
-def _in_order(stream_id: str, records: Sequence[RecordedEvent]) -> list[RecordedEvent]:
-    told = list(records)
-    if not told:
-        raise ValueError("extend needs the events an append recorded")
-    for previous, record in zip(told, told[1:], strict=False):
-        if record.stream_version != previous.stream_version + 1:
-            raise ValueError("extend needs consecutive versions, in order")
-    if any(record.stream_id != stream_id for record in told):
-        raise ValueError(f"extend was given events of another session than '{stream_id}'")
-    return told
-
-
-def _check_chain(stream_id: str, size: int, last_leaf: str, fresh: Sequence[RecordedEvent]) -> None:
-    verifier = ChainVerifier({stream_id: ChainHead(size, last_leaf)})
-    for record in fresh:
-        problem = verifier.check(record)
-        if problem is not None:
-            raise LogTamperedError(f"{problem}; refusing to sign")
-
-
-def _lock_key(prefix: bytes, stream_id: str) -> int:
-    digest = hashlib.sha256(prefix + stream_id.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def _local_lock(stream_id: str) -> threading.Lock:
-    with _LOCAL_LOCKS_GUARD:
-        return _LOCAL_LOCKS.setdefault(stream_id, threading.Lock())
-
-
-@contextmanager
-def _file_lock(engine: Engine) -> Iterator[None]:
-    database = engine.url.database
-    if not database or database == ":memory:":
-        yield  # one process: the thread lock is enough
-        return
-    path = Path(database).with_name(Path(database).name + ".ledger-lock")
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
