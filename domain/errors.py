@@ -18,13 +18,18 @@ of any face.
     ├── ConflictError            another writer changed the stream first; a retry may succeed
     │   └── ConcurrencyError     expected version differs from the stream's
     ├── CorruptLogError          a stored or imported log fails its own checks
+    │   └── LogTamperedError     rows the server did not append; it refuses to sign them
     ├── DiceSourceError          a dice source that cannot give the die asked for
     │   ├── ManualFacesError     typed-in faces: out of range, too few, too many
     │   └── ExplosionChainError  a chain past the cap: a broken random source (R12)
     ├── StoreError               the database cannot be used as asked
     │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout
     │   └── SchemaOutdatedError  the database schema is behind the code
+    ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
     └── VerificationError        a session or export fails `verify`
+        ├── MalformedError       a checkpoint, signed note or receipt that breaks its format
+        ├── SignatureError       no trusted key's signature verifies
+        └── ProofError           a Merkle proof or root that does not hold
 """
 
 from __future__ import annotations
@@ -100,6 +105,10 @@ class CorruptLogError(DiceledgerError):
     """A stored or imported log fails its own checks (hash chain, versions, decoding)."""
 
 
+class LogTamperedError(CorruptLogError):
+    """A stream holds rows the server did not append (or lost rows it signed)."""
+
+
 class DiceSourceError(DiceledgerError):
     """A dice source that cannot supply the die asked for."""
 
@@ -124,5 +133,21 @@ class SchemaOutdatedError(StoreError):
     """The database schema is behind the code."""
 
 
+class KeyFileError(DiceledgerError):
+    """A key file that cannot be used: unreadable, malformed or open to other users."""
+
+
 class VerificationError(DiceledgerError):
     """A session or an export fails verification."""
+
+
+class MalformedError(VerificationError):
+    """A checkpoint, signed note, verifier key or receipt that breaks its format."""
+
+
+class SignatureError(VerificationError):
+    """No signature by a trusted key verifies."""
+
+
+class ProofError(VerificationError):
+    """A Merkle inclusion or consistency proof, or a root, that does not hold."""

@@ -125,33 +125,44 @@ def event_hash(
     prev_hash: str,
 ) -> str:
     """Compute an event's chain hash from its fields and its predecessor's hash."""
-    record = {
-        "event_id": event_id,
-        "stream_id": stream_id,
-        "stream_version": stream_version,
-        "event_type": event_type,
-        "schema_version": schema_version,
-        "data": data,
-        "meta": meta,
-        "recorded_at": format_timestamp(recorded_at),
-        "prev_hash": prev_hash,
-    }
+    return record_object_hash(
+        {
+            "event_id": event_id,
+            "stream_id": stream_id,
+            "stream_version": stream_version,
+            "event_type": event_type,
+            "schema_version": schema_version,
+            "data": data,
+            "meta": meta,
+            "recorded_at": format_timestamp(recorded_at),
+            "prev_hash": prev_hash,
+        }
+    )
+
+
+def record_object_hash(record: Mapping[str, Any]) -> str:
+    """Hash the object an event's hash covers (see ``chain_record``)."""
     return hashlib.sha256(LEAF_PREFIX + canonical_json(record)).hexdigest()
+
+
+def chain_record(record: RecordedEvent) -> dict[str, Any]:
+    """Return the JSON object an event's hash covers: every field but position and hash."""
+    return {
+        "event_id": record.event_id,
+        "stream_id": record.stream_id,
+        "stream_version": record.stream_version,
+        "event_type": record.event_type,
+        "schema_version": record.schema_version,
+        "data": record.data,
+        "meta": record.meta,
+        "recorded_at": format_timestamp(record.recorded_at),
+        "prev_hash": record.prev_hash,
+    }
 
 
 def record_hash(record: RecordedEvent) -> str:
     """Recompute the hash a recorded event should carry."""
-    return event_hash(
-        event_id=record.event_id,
-        stream_id=record.stream_id,
-        stream_version=record.stream_version,
-        event_type=record.event_type,
-        schema_version=record.schema_version,
-        data=record.data,
-        meta=record.meta,
-        recorded_at=record.recorded_at,
-        prev_hash=record.prev_hash,
-    )
+    return record_object_hash(chain_record(record))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,9 @@
 """The seed vault: secret seeds kept beside, never inside, the event log.
 
 A seed is found by its session and its commitment, sha256(seed) in hex, which is what the
-log records (SeedCommitted) until the seed is revealed.
+log records (SeedCommitted) until the seed is revealed. In the database a seed is stored
+only sealed (``infra.seed_cipher``) under a key kept outside it, so a copy of the database
+alone does not tell anyone the dice to come.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
-from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.errors import CorruptLogError, InvalidInputError
 from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
 from diceledger.infra.store.schema import seed_vault
 
 
@@ -41,17 +44,23 @@ class InMemorySeedVault:
 
 
 class SeedVault:
-    """Keep seeds in the ``seed_vault`` table of the store's database."""
+    """Keep seeds sealed in the ``seed_vault`` table of the store's database.
 
-    def __init__(self, engine: Engine) -> None:
+    Without a cipher, the seed key file (DICELEDGER_SEED_KEY, else the default) is read,
+    or created, the first time a seed is stored or read.
+    """
+
+    def __init__(self, engine: Engine, cipher: SeedCipher | None = None) -> None:
         self._engine = engine
+        self._cipher = cipher
 
     def put(self, stream_id: str, seed: bytes) -> str:
         """Store a session's seed (storing it again is harmless); return its commitment."""
         commitment = commitment_of(seed)
         if self.get(stream_id, commitment) is not None:
             return commitment
-        row = {"stream_id": stream_id, "commitment": commitment, "seed": seed}
+        sealed = self._sealer().seal(stream_id, commitment, seed)
+        row = {"stream_id": stream_id, "commitment": commitment, "sealed_seed": sealed}
         try:
             with (
                 translate_errors(self._engine.url),
@@ -65,9 +74,19 @@ class SeedVault:
 
     def get(self, stream_id: str, commitment: str) -> bytes | None:
         """Return the seed behind a commitment, or None when the vault lacks it."""
-        query = sa.select(seed_vault.c.seed).where(
+        query = sa.select(seed_vault.c.sealed_seed).where(
             seed_vault.c.stream_id == stream_id, seed_vault.c.commitment == commitment
         )
         with translate_errors(self._engine.url), self._engine.connect() as connection:
-            seed = connection.scalar(query)
-        return None if seed is None else bytes(seed)
+            sealed = connection.scalar(query)
+        if sealed is None:
+            return None
+        seed = self._sealer().open(stream_id, commitment, bytes(sealed))
+        if commitment_of(seed) != commitment:
+            raise CorruptLogError(f"the seed vault's row for {stream_id} holds another seed")
+        return seed
+
+    def _sealer(self) -> SeedCipher:
+        if self._cipher is None:
+            self._cipher = load_seed_cipher()
+        return self._cipher

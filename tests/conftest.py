@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import closing
@@ -18,6 +19,19 @@ import pytest
 
 PG_SERVER = os.environ.get("DICELEDGER_TEST_PG", "host=127.0.0.1 port=5432 user=postgres")
 PG_URL_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep every key file a test makes (seed key, signing key) out of the user's own data.
+
+    The data directory moves to a fresh temporary folder for the run, subprocesses
+    included, and key paths set in the caller's environment are ignored.
+    """
+    folder = tempfile.mkdtemp(prefix="diceledger-test-data-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["XDG_DATA_HOME"] = folder
+    for name in ("DICELEDGER_SEED_KEY", "DICELEDGER_SIGNING_KEY"):
+        os.environ.pop(name, None)
 
 
 def postgres_required() -> bool:

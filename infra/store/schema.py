@@ -37,5 +37,6 @@ seed_vault = sa.Table(
     metadata,
     sa.Column("stream_id", sa.String(STREAM_ID_LENGTH), primary_key=True),
     sa.Column("commitment", sa.String(64), primary_key=True),
-    sa.Column("seed", sa.LargeBinary(), nullable=False),
+    # SeedCipher's sealed form: the seed itself is never stored (migration 0007).
+    sa.Column("sealed_seed", sa.LargeBinary(), nullable=False),
 )

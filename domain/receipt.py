@@ -1,0 +1,207 @@
+"""Receipts: a roll's events, their inclusion proofs and a signed checkpoint, checked offline.
+
+A receipt is one JSON object:
+
+    {"format": "diceledger/receipt/v1",
+     "checkpoint": "<the signed checkpoint note, verbatim>",
+     "events": [{"index": <leaf index>, "record": {<the object the event's hash covers>},
+                 "proof": ["<base64 hash>", ...]}, ...]}
+
+An event's leaf is SHA-256(0x00 || canonical_json(record)), which is its chain hash;
+``index`` is its stream version minus one; ``proof`` runs from the leaf's sibling up to a
+child of the root (RFC 9162). Each event can also be written on its own in the C2SP
+tlog-proof format, whose ``extra`` line then carries the record's canonical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, open_checkpoint
+from diceledger.domain.errors import InvalidInputError, MalformedError, ProofError
+from diceledger.domain.hashchain import canonical_json, chain_record
+from diceledger.domain.merkle import InclusionProof, leaf_hash, verify_inclusion
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.signed_note import (
+    SignatureCheck,
+    SignedNote,
+    VerifierKey,
+    decode_base64,
+    encode_base64,
+)
+
+RECEIPT_FORMAT = "diceledger/receipt/v1"
+TLOG_PROOF_HEADER = "c2sp.org/tlog-proof@v1"
+RECORD_KEYS = frozenset(
+    {
+        "event_id",
+        "stream_id",
+        "stream_version",
+        "event_type",
+        "schema_version",
+        "data",
+        "meta",
+        "recorded_at",
+        "prev_hash",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptEntry:
+    """One event of a receipt: the object its hash covers and its inclusion proof."""
+
+    record: Mapping[str, Any]
+    proof: InclusionProof
+
+    def leaf(self) -> bytes:
+        """Return the event's leaf hash (its chain hash, as bytes)."""
+        try:
+            return leaf_hash(canonical_json(self.record))
+        except InvalidInputError as error:
+            raise MalformedError(f"a receipt's event is not canonical JSON: {error}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """A self-contained proof that some events are in a session's signed log."""
+
+    checkpoint: str  # the signed note, verbatim
+    entries: tuple[ReceiptEntry, ...]
+
+    def to_json(self) -> str:
+        """Return the receipt as one JSON document."""
+        events = [
+            {
+                "index": entry.proof.index,
+                "record": dict(entry.record),
+                "proof": [encode_base64(value) for value in entry.proof.hashes],
+            }
+            for entry in self.entries
+        ]
+        document = {"format": RECEIPT_FORMAT, "checkpoint": self.checkpoint, "events": events}
+        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> Receipt:
+        """Read a receipt document; refuse one that breaks the format."""
+        try:
+            document = json.loads(text)
+        except ValueError:
+            raise MalformedError("a receipt must be one JSON document") from None
+        if not isinstance(document, dict) or set(document) != {"format", "checkpoint", "events"}:
+            raise MalformedError("a receipt holds exactly: format, checkpoint, events")
+        if document["format"] != RECEIPT_FORMAT:
+            raise MalformedError(f"not a receipt of format {RECEIPT_FORMAT}")
+        checkpoint, events = document["checkpoint"], document["events"]
+        if not isinstance(checkpoint, str) or not isinstance(events, list) or not events:
+            raise MalformedError("a receipt needs a signed checkpoint and at least one event")
+        size = _checkpoint_size(checkpoint)
+        return cls(checkpoint, tuple(_parse_entry(event, size) for event in events))
+
+    def tlog_proof(self, position: int) -> str:
+        """Return the entry at ``position`` as a C2SP tlog-proof (record in its extra line)."""
+        entry = self.entries[position]
+        lines = [
+            TLOG_PROOF_HEADER,
+            f"extra {encode_base64(canonical_json(entry.record))}",
+            f"index {entry.proof.index}",
+            *(encode_base64(value) for value in entry.proof.hashes),
+        ]
+        return "\n".join(lines) + "\n\n" + self.checkpoint
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedReceipt:
+    """What a receipt proves: these events are in the log the checkpoint heads."""
+
+    checkpoint: SignedCheckpoint
+    records: tuple[Mapping[str, Any], ...]
+
+
+def build_receipt(
+    signed: SignedCheckpoint, events: Sequence[tuple[RecordedEvent, InclusionProof]]
+) -> Receipt:
+    """Return the receipt of recorded events with their proofs against ``signed``."""
+    entries = []
+    for record, proof in events:
+        if proof.size != signed.checkpoint.size or proof.index != record.stream_version - 1:
+            raise ValueError(f"the proof of version {record.stream_version} is for another tree")
+        entries.append(ReceiptEntry(chain_record(record), proof))
+    return Receipt(str(signed), tuple(entries))
+
+
+def verify_receipt(
+    receipt: Receipt, trusted: Iterable[VerifierKey], check: SignatureCheck
+) -> VerifiedReceipt:
+    """Check a receipt offline: a trusted signature, and every event in the signed tree."""
+    signed = open_checkpoint(receipt.checkpoint, trusted, check)
+    for entry in receipt.entries:
+        _check_entry(entry, signed)
+    return VerifiedReceipt(signed, tuple(entry.record for entry in receipt.entries))
+
+
+def parse_tlog_proof(text: str) -> tuple[ReceiptEntry, str]:
+    """Read a C2SP tlog-proof written by ``Receipt.tlog_proof``: its entry and checkpoint."""
+    head, separator, checkpoint = text.partition("\n\n")
+    lines = head.split("\n")
+    if not separator or len(lines) < 3 or lines[0] != TLOG_PROOF_HEADER:
+        raise MalformedError(f"a tlog-proof starts with {TLOG_PROOF_HEADER} and ends in a note")
+    extra, index = lines[1], lines[2]
+    if not extra.startswith("extra ") or not index.startswith("index "):
+        raise MalformedError("a receipt's tlog-proof needs its extra and index lines")
+    try:
+        record = json.loads(decode_base64(extra[len("extra ") :], "extra data"))
+    except ValueError:
+        raise MalformedError("the tlog-proof's extra data is not a JSON record") from None
+    number = _decimal(index[len("index ") :], "index")
+    hashes = tuple(decode_base64(line, "proof hash") for line in lines[3:])
+    size = _checkpoint_size(checkpoint)
+    return ReceiptEntry(_record(record), InclusionProof(number, size, hashes)), checkpoint
+
+
+def _check_entry(entry: ReceiptEntry, signed: SignedCheckpoint) -> None:
+    version = entry.record["stream_version"]
+    where = f"event {entry.record['event_id']} (version {version})"
+    if entry.record["stream_id"] != signed.session_id:
+        raise ProofError(f"{where} belongs to another session than the checkpoint's")
+    if entry.proof.index != version - 1:
+        raise ProofError(f"{where} is placed at leaf {entry.proof.index}, not {version - 1}")
+    try:
+        verify_inclusion(entry.leaf(), entry.proof, signed.checkpoint.root)
+    except ProofError as error:
+        raise ProofError(f"{where} is not in the signed log: {error}") from None
+
+
+def _parse_entry(event: object, size: int) -> ReceiptEntry:
+    if not isinstance(event, dict) or set(event) != {"index", "record", "proof"}:
+        raise MalformedError("a receipt's event holds exactly: index, record, proof")
+    proof = event["proof"]
+    if not isinstance(proof, list) or not all(isinstance(value, str) for value in proof):
+        raise MalformedError("a receipt's proof is a list of base64 hashes")
+    index = event["index"]
+    if type(index) is not int or index < 0:
+        raise MalformedError("a receipt's event index is a non-negative integer")
+    hashes = tuple(decode_base64(value, "proof hash") for value in proof)
+    return ReceiptEntry(_record(event["record"]), InclusionProof(index, size, hashes))
+
+
+def _record(value: object) -> Mapping[str, Any]:
+    if not isinstance(value, dict) or set(value) != RECORD_KEYS:
+        raise MalformedError(f"a receipt's record holds exactly: {', '.join(sorted(RECORD_KEYS))}")
+    if type(value["stream_version"]) is not int or not isinstance(value["stream_id"], str):
+        raise MalformedError("a receipt's record needs a stream id and an integer version")
+    return value
+
+
+def _checkpoint_size(note: str) -> int:
+    return Checkpoint.parse(SignedNote.parse(note).text).size
+
+
+def _decimal(text: str, what: str) -> int:
+    if not text.isascii() or not text.isdigit() or (text != "0" and text.startswith("0")):
+        raise MalformedError(f"the {what} must be a plain decimal: {text!r}")
+    return int(text)

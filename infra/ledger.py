@@ -1,0 +1,324 @@
+"""The checkpoint ledger: each session's Merkle tree, grown and signed after every append.
+
+``extend`` is told the events an append just recorded. Before it signs, it checks in one
+transaction that the store's stream is exactly the tree it signed last plus those events:
+no signed row missing or replaced, no row it was not told about, every new event chained
+and hashed right, and the stored subtrees still folding to the last signed root. Anything
+else raises LogTamperedError and nothing is signed, so a row forged or deleted by another
+path stops the session loudly instead of being vouched for.
+
+A checkpoint is signed for every size the ledger reaches, at most once (the primary key of
+``signed_checkpoints``), so two roots for one size cannot both be issued. Proofs are folds
+of stored complete subtrees: O(log n) rows, never the stream itself.
+
+Appends and the extends that follow them must happen in the same order for one session:
+``append_signed`` does both while holding the session's ledger lock (``exclusive``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy import exc
+from sqlalchemy.engine import Connection, Engine
+
+from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
+from diceledger.domain.errors import LogTamperedError, NotFoundError
+from diceledger.domain.hashchain import GENESIS_HASH
+from diceledger.domain.merkle import (
+    ConsistencyProof,
+    InclusionProof,
+    consistency_plan,
+    fold,
+    grow,
+    inclusion_plan,
+    plan_nodes,
+    resolve,
+    root_plan,
+)
+from diceledger.domain.receipt import Receipt, build_receipt
+from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.ledger_checks import (
+    check_chain,
+    check_signed,
+    check_stream,
+    in_order,
+    stored_nodes,
+)
+from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
+from diceledger.infra.session_lock import EXTEND_LOCK, hold_session, lock_key
+from diceledger.infra.signing import Keyring, open_signed_checkpoint
+from diceledger.infra.store.mapper import from_row
+from diceledger.infra.store.port import Clock, EventStore, utc_now
+from diceledger.infra.store.schema import events
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    size: int
+    root: bytes
+    note: str
+
+
+class CheckpointLedger:
+    """Grow, sign and prove the Merkle trees of the store's sessions."""
+
+    def __init__(self, engine: Engine, keyring: Keyring, clock: Clock = utc_now) -> None:
+        self._engine = engine
+        self._keyring = keyring
+        self._clock = clock
+
+    # ---- signing ----------------------------------------------------------------------
+
+    def extend(self, stream_id: str, records: Sequence[RecordedEvent]) -> SignedCheckpoint:
+        """Add the events an append just recorded to the session's tree and sign it.
+
+        ``records`` are the recorded events of one append, in version order. Told again
+        about events already signed (a retried append), it signs nothing new and returns
+        the latest checkpoint. Raises LogTamperedError, signing nothing, when the store's
+        stream is not the signed tree plus exactly these events.
+        """
+        told = in_order(stream_id, records)
+        with self._writing(stream_id) as connection:
+            head = self._head(connection, stream_id)
+            size = head.size if head else 0
+            check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
+            fresh = [record for record in told if record.stream_version > size]
+            if not fresh:
+                if head is None:
+                    raise LogTamperedError(f"session '{stream_id}' has nothing to sign")
+                return self._open(head.note)
+            if fresh[0].stream_version != size + 1:
+                raise LogTamperedError(
+                    f"session '{stream_id}' holds versions {size + 1} to "
+                    f"{fresh[0].stream_version - 1}, which this server did not append; "
+                    "refusing to sign"
+                )
+            check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, fresh)
+
+    def adopt(self, stream_id: str) -> SignedCheckpoint:
+        """Sign the events after the session's last checkpoint that nobody told the ledger of.
+
+        A trust decision for an operator, never an automatic step: for sessions recorded
+        before this server signed anything, or events appended by a process that stopped
+        before it could extend. The rows are taken as they are, after checking that they
+        continue the signed chain and hash right.
+        """
+        with self._writing(stream_id) as connection:
+            head = self._head(connection, stream_id)
+            size = head.size if head else 0
+            query = (
+                sa.select(events)
+                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
+                .order_by(events.c.stream_version)
+            )
+            fresh = [from_row(row) for row in connection.execute(query).mappings()]
+            if not fresh:
+                if head is None:
+                    raise NotFoundError(f"session '{stream_id}' has no events to sign")
+                return self._open(head.note)
+            check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, fresh)
+
+    def _sign(
+        self,
+        connection: Connection,
+        stream_id: str,
+        head: _Head | None,
+        fresh: Sequence[RecordedEvent],
+    ) -> SignedCheckpoint:
+        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record."""
+        size = head.size if head else 0
+        key = self._keyring.current()
+        last_leaf = GENESIS_HASH
+        if size:
+            last_leaf = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
+        check_chain(stream_id, size, last_leaf, fresh)
+        edge = self._edge(connection, stream_id, size, head)
+        created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
+        connection.execute(
+            merkle_nodes.insert(),
+            [
+                {"stream_id": stream_id, "level": lv, "node_index": ix, "hash": value}
+                for (lv, ix), value in created
+            ],
+        )
+        new_size = size + len(fresh)
+        nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
+        root = fold([nodes[node] for node in root_plan(new_size)])
+        signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
+        self._record(connection, stream_id, signed, self._clock())
+        return signed
+
+    def append_signed(
+        self,
+        store: EventStore,
+        stream_id: str,
+        new_events: Sequence[NewEvent],
+        expected_version: int,
+    ) -> tuple[list[RecordedEvent], SignedCheckpoint]:
+        """Append to the store and sign the result, with no other append in between."""
+        with self.exclusive(stream_id):
+            store.append(stream_id, new_events, expected_version)
+            wanted = {event.event_id for event in new_events}
+            recorded = [
+                record
+                for record in store.read_stream(stream_id, max(expected_version, 0) + 1)
+                if record.event_id in wanted
+            ]
+            if len(recorded) != len(wanted):  # a retried batch sits at its original versions
+                recorded = [r for r in store.read_stream(stream_id) if r.event_id in wanted]
+            return recorded, self.extend(stream_id, recorded)
+
+    @contextmanager
+    def exclusive(self, stream_id: str) -> Iterator[None]:
+        """Hold the session's ledger lock: one append-and-extend at a time, across processes.
+
+        See ``infra.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
+        """
+        with hold_session(self._engine, stream_id):
+            yield
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def latest(self, stream_id: str) -> SignedCheckpoint | None:
+        """Return the session's latest signed checkpoint (None before its first)."""
+        with self._reading() as connection:
+            head = self._head(connection, stream_id)
+        return None if head is None else self._open(head.note)
+
+    def checkpoint_at(self, stream_id: str, size: int) -> SignedCheckpoint | None:
+        """Return the checkpoint signed for ``size`` events, if one was."""
+        query = sa.select(signed_checkpoints.c.note).where(
+            signed_checkpoints.c.stream_id == stream_id, signed_checkpoints.c.tree_size == size
+        )
+        with self._reading() as connection:
+            note = connection.scalar(query)
+        return None if note is None else self._open(note)
+
+    def inclusion(self, stream_id: str, index: int, size: int | None = None) -> InclusionProof:
+        """Return the proof that leaf ``index`` (version - 1) is in the tree of ``size``."""
+        with self._reading() as connection:
+            size = self._signed_size(connection, stream_id, size)
+            if not 0 <= index < size:
+                raise NotFoundError(
+                    f"session '{stream_id}' has {size} signed events; none at index {index}"
+                )
+            plan = inclusion_plan(index, size)
+            nodes = stored_nodes(connection, stream_id, plan_nodes(plan))
+        return InclusionProof(index, size, resolve(plan, nodes.__getitem__))
+
+    def consistency(
+        self, stream_id: str, old_size: int, new_size: int | None = None
+    ) -> ConsistencyProof:
+        """Return the proof that the tree of ``old_size`` is a prefix of that of ``new_size``."""
+        with self._reading() as connection:
+            new_size = self._signed_size(connection, stream_id, new_size)
+            if not 0 <= old_size <= new_size:
+                raise NotFoundError(
+                    f"no consistency proof from {old_size} to {new_size} events "
+                    f"in session '{stream_id}'"
+                )
+            plan = consistency_plan(old_size, new_size)
+            nodes = stored_nodes(connection, stream_id, plan_nodes(plan))
+        return ConsistencyProof(old_size, new_size, resolve(plan, nodes.__getitem__))
+
+    def receipt(self, stream_id: str, records: Iterable[RecordedEvent]) -> Receipt:
+        """Return a receipt for recorded events against the session's latest checkpoint."""
+        signed = self.latest(stream_id)
+        if signed is None:
+            raise NotFoundError(f"session '{stream_id}' has no signed checkpoint yet")
+        size = signed.checkpoint.size
+        proofs = [(r, self.inclusion(stream_id, r.stream_version - 1, size)) for r in records]
+        return build_receipt(signed, proofs)
+
+    # ---- inside ----------------------------------------------------------------------
+
+    def _open(self, note: str) -> SignedCheckpoint:
+        """Parse a stored note, checking its signature: the table is not trusted blindly."""
+        return open_signed_checkpoint(note, self._keyring.trusted())
+
+    @staticmethod
+    def _head(connection: Connection, stream_id: str) -> _Head | None:
+        query = (
+            sa.select(
+                signed_checkpoints.c.tree_size, signed_checkpoints.c.root, signed_checkpoints.c.note
+            )
+            .where(signed_checkpoints.c.stream_id == stream_id)
+            .order_by(signed_checkpoints.c.tree_size.desc())
+            .limit(1)
+        )
+        row = connection.execute(query).first()
+        return None if row is None else _Head(int(row.tree_size), bytes(row.root), row.note)
+
+    def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
+        head = self._head(connection, stream_id)
+        latest = head.size if head else 0
+        if size is None:
+            return latest
+        if not 0 <= size <= latest:
+            raise NotFoundError(f"session '{stream_id}' has {latest} signed events, not {size}")
+        return size
+
+    def _edge(
+        self, connection: Connection, stream_id: str, size: int, head: _Head | None
+    ) -> list[bytes]:
+        """Return the tree's edge nodes, checked against the last signed root."""
+        plan = root_plan(size)
+        nodes = stored_nodes(connection, stream_id, set(plan))
+        edge = [nodes[node] for node in plan]
+        if head is not None:
+            signed = self._open(head.note).checkpoint
+            if (signed.size, signed.root) != (size, head.root) or fold(edge) != head.root:
+                raise LogTamperedError(
+                    f"the stored tree of session '{stream_id}' no longer folds to the root "
+                    f"it signed for {size} events; refusing to sign"
+                )
+        return edge
+
+    @staticmethod
+    def _record(
+        connection: Connection, stream_id: str, signed: SignedCheckpoint, issued_at: datetime
+    ) -> None:
+        row = {
+            "stream_id": stream_id,
+            "tree_size": signed.checkpoint.size,
+            "root": signed.checkpoint.root,
+            "note": str(signed),
+            "key_id": signed.note.signatures[0].key_id.hex(),
+            "issued_at": issued_at,
+        }
+        try:
+            connection.execute(signed_checkpoints.insert(), row)
+        except exc.IntegrityError:
+            # The extend lock makes this unreachable; the key keeps it impossible anyway.
+            raise LogTamperedError(
+                f"session '{stream_id}' already has a checkpoint for "
+                f"{signed.checkpoint.size} events; refusing to sign a second"
+            ) from None
+
+    @contextmanager
+    def _writing(self, stream_id: str) -> Iterator[Connection]:
+        with (
+            translate_errors(self._engine.url),
+            write_connection(self._engine) as connection,
+            connection.begin(),
+        ):
+            if connection.dialect.name == "postgresql":
+                # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.
+                connection.execute(
+                    sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                    {"key": lock_key(EXTEND_LOCK, stream_id)},
+                )
+            yield connection
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            yield connection

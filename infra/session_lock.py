@@ -1,0 +1,80 @@
+"""Locks that order one session's append-and-sign steps across threads and processes.
+
+An append and the ledger extend that follows it must not interleave with another
+writer's on the same session, or each would see the other's events as rows it was not
+told about. PostgreSQL: a session-level advisory lock held on a connection of its own
+(any number of machines). SQLite: an exclusive ``flock`` on a file beside the database
+(a SQLite file has one machine's writers). Threads of one process also queue on a
+per-session lock, since ``flock`` is per open file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from diceledger.infra.db import translate_errors
+
+SESSION_LOCK = b"diceledger/ledger/session/"
+EXTEND_LOCK = b"diceledger/ledger/extend/"
+LOCK_FILE_SUFFIX = ".ledger-lock"
+
+_LOCAL_LOCKS: dict[str, threading.Lock] = {}
+_LOCAL_LOCKS_GUARD = threading.Lock()
+
+
+def lock_key(prefix: bytes, stream_id: str) -> int:
+    """Return a PostgreSQL advisory lock key (a signed 64-bit integer) for a session."""
+    digest = hashlib.sha256(prefix + stream_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+@contextmanager
+def hold_session(engine: Engine, stream_id: str) -> Iterator[None]:
+    """Hold the session's lock until the block ends."""
+    with _local_lock(stream_id):
+        if engine.dialect.name == "postgresql":
+            with _advisory_lock(engine, lock_key(SESSION_LOCK, stream_id)):
+                yield
+            return
+        with _file_lock(engine):
+            yield
+
+
+def _local_lock(stream_id: str) -> threading.Lock:
+    with _LOCAL_LOCKS_GUARD:
+        return _LOCAL_LOCKS.setdefault(stream_id, threading.Lock())
+
+
+@contextmanager
+def _advisory_lock(engine: Engine, key: int) -> Iterator[None]:
+    with translate_errors(engine.url), engine.connect() as connection:
+        connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+            connection.commit()
+
+
+@contextmanager
+def _file_lock(engine: Engine) -> Iterator[None]:
+    database = engine.url.database
+    if not database or database == ":memory:":
+        yield  # one process holds the whole database: the thread lock is enough
+        return
+    path = Path(database).with_name(Path(database).name + LOCK_FILE_SUFFIX)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
