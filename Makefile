@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit wheel bench clean
+.PHONY: demo test lint typecheck unit wheel bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,12 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q
 
-test: lint typecheck wheel unit
+test: lint typecheck wheel browser unit
+
+# Debian's Chromium and chromium-driver for the browser tests, installed when absent and this
+# machine can (root and apt-get); otherwise those tests skip, naming what is missing.
+browser:
+	bash .ci/install-browser --if-possible
 
 # Build the wheel and play the demo from it in a fresh venv outside the checkout: proves the
 # package (migrations included) installs and runs on its own.
