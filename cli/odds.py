@@ -10,10 +10,9 @@ from fractions import Fraction
 import click
 
 from diceledger.cli.options import F
-from diceledger.domain.dice.notation import format_expression, parse
-from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec, Target
-from diceledger.domain.odds import Distribution, distribution, opposed_odds
+from diceledger.domain.odds import Distribution
 from diceledger.domain.odds.bins import bins
+from diceledger.infra.app.odds import OddsQuery, Side, SingleOdds, VersusOdds, describe, odds_of
 
 MAX_ROWS = 20
 BAR_WIDTH = 50
@@ -21,32 +20,9 @@ SHORT_FRACTION = 30  # longer exact fractions are left to --json
 TAIL = Fraction(1, 2000)  # a histogram tail lighter than this is grouped into one row
 
 
-def _amounts(values: tuple[int, ...]) -> tuple[Modifier, ...]:
-    return tuple(Modifier(v) for v in values)
-
-
 def _amount_option(flag: str, help: str) -> Callable[[F], F]:
     """A repeatable amount N >= 0, such as ``--adv 1`` (the values are summed)."""
     return click.option(flag, multiple=True, type=click.IntRange(min=0), metavar="N", help=help)
-
-
-def _spec(
-    text: str,
-    *,
-    is_check: bool,
-    adv: tuple[int, ...],
-    dis: tuple[int, ...],
-    median: bool,
-    eased: tuple[int, ...],
-    hindered: tuple[int, ...],
-    exploding: bool,
-) -> RollSpec:
-    check = CheckDie(_amounts(adv), _amounts(dis), median) if is_check else None
-    return RollSpec(parse(text), check, _amounts(eased), _amounts(hindered), exploding)
-
-
-def _exact(value: Fraction) -> dict[str, object]:
-    return {"fraction": str(value), "float": float(value)}
 
 
 def _percent(value: Fraction) -> str:
@@ -85,38 +61,10 @@ def histogram(dist: Distribution, target: int | None) -> list[str]:
     return lines
 
 
-def _describe(spec: RollSpec, rerolls: int) -> str:
-    parts = [format_expression(spec.expression)]
-    if spec.check is not None and spec.check.score:
-        kind = "advantage" if spec.check.score > 0 else "disadvantage"
-        parts.append(f"{kind} {abs(spec.check.score)}")
-    if spec.check is not None and spec.check.median:
-        parts.append("median")
-    if spec.ease:
-        parts.append(f"eased {spec.ease}" if spec.ease > 0 else f"hindered {-spec.ease}")
-    if not spec.exploding:
-        parts.append("no explosions")
-    if rerolls:
-        parts.append(f"reroll {rerolls}")
-    return ", ".join(parts)
-
-
-def _single_report(spec: RollSpec, target: int | None, rerolls: int, as_json: bool) -> None:
-    dist = distribution(spec, rerolls)
-    success = None if target is None else dist.at_least(target)
-    if as_json:
-        payload = {
-            "roll": _describe(spec, rerolls),
-            "target": target,
-            "success": None if success is None else _exact(success),
-            "mean": _exact(dist.mean),
-            "truncated_mass": _exact(dist.truncated_mass),
-            "distribution": [{"total": t, **_exact(p)} for t, p in dist.items()],
-        }
-        click.echo(json.dumps(payload))
-        return
-    heading = _describe(spec, rerolls) + ("" if target is None else f" vs target {target}")
-    click.echo(heading)
+def _single_report(result: SingleOdds) -> None:
+    dist, target, success = result.distribution, result.target, result.success
+    heading = describe(result.spec, result.rerolls)
+    click.echo(heading + ("" if target is None else f" vs target {target}"))
     if success is not None:
         click.echo(f"  success  {_chance(success)}")
     click.echo(f"  mean     {_mean(dist.mean)}")
@@ -127,25 +75,13 @@ def _single_report(spec: RollSpec, target: int | None, rerolls: int, as_json: bo
         click.echo(line)
 
 
-def _opposed_report(a: RollSpec, b: RollSpec, as_json: bool) -> None:
-    odds = opposed_odds(a, b)
-    if as_json:
-        payload = {
-            "roll": _describe(a, 0),
-            "versus": _describe(b, 0),
-            "win": _exact(odds.win),
-            "lose": _exact(odds.lose),
-            "tie": _exact(odds.tie),
-            "mean": _exact(distribution(a).mean),
-            "versus_mean": _exact(distribution(b).mean),
-        }
-        click.echo(json.dumps(payload))
-        return
-    click.echo(f"{_describe(a, 0)}  versus  {_describe(b, 0)}")
+def _opposed_report(result: VersusOdds) -> None:
+    odds = result.odds
+    click.echo(f"{describe(result.spec, 0)}  versus  {describe(result.other, 0)}")
     click.echo(f"  win   {_chance(odds.win)}")
     click.echo(f"  lose  {_chance(odds.lose)}")
     click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
-    click.echo(f"  means {_mean(distribution(a).mean)} vs {_mean(distribution(b).mean)}")
+    click.echo(f"  means {_mean(result.mean)} vs {_mean(result.other_mean)}")
 
 
 @click.command("odds")
@@ -206,39 +142,27 @@ def odds(
     as_json = as_json or bool(ctx.obj is not None and getattr(ctx.obj, "json", False))
     if target is not None and dc is not None:
         raise click.UsageError("give either --target or --dc, not both")
-    if dc is not None:
-        target = Target.dc(dc).value
     vs_options = vs_adv or vs_dis or vs_median or vs_eased or vs_hindered
     if versus is None and vs_options:
         raise click.UsageError(
             "--vs-adv, --vs-dis, --vs-median, --vs-eased, --vs-hindered need --vs"
         )
-    if versus is not None and (target is not None or reroll):
+    if versus is not None and (target is not None or dc is not None or reroll):
         raise click.UsageError("an opposed check (--vs) takes no --target, --dc or --reroll")
-    # A target alone only asks P(total >= target): a score-0 check has the same odds as a
-    # plain roll, and a plain roll needs no single check die (R3).
-    is_check = versus is not None or bool(adv or dis or median)
-    spec = _spec(
-        expression,
-        is_check=is_check,
-        adv=adv,
-        dis=dis,
-        median=median,
-        eased=eased,
-        hindered=hindered,
+    query = OddsQuery(
+        Side(expression, adv, dis, median, eased, hindered),
+        target=target,
+        dc=dc,
+        reroll=reroll,
         exploding=not no_explode,
+        versus=None
+        if versus is None
+        else Side(versus, vs_adv, vs_dis, vs_median, vs_eased, vs_hindered),
     )
-    if versus is None:
-        _single_report(spec, target, reroll, as_json)
-        return
-    other = _spec(
-        versus,
-        is_check=True,
-        adv=vs_adv,
-        dis=vs_dis,
-        median=vs_median,
-        eased=vs_eased,
-        hindered=vs_hindered,
-        exploding=not no_explode,
-    )
-    _opposed_report(spec, other, as_json)
+    result = odds_of(query)
+    if as_json:
+        click.echo(json.dumps(result.as_json()))
+    elif isinstance(result, SingleOdds):
+        _single_report(result)
+    else:
+        _opposed_report(result)

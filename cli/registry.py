@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "export",
         "Write a session's events to a JSON Lines file.",
     ),
+    "serve": ("diceledger.cli.serve", "serve", "Serve the session API over HTTP."),
     "import": (
         "diceledger.cli.transfer",
         "import_",

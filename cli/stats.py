@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from typing import Any, TextIO
+from typing import Any
 
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.projections import catching_up
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
-from diceledger.domain.projections.tidy import COLUMNS, report_json, tidy_rows
+from diceledger.domain.projections.tidy import reports_json, tidy_csv
 
 
 @click.command("stats")
@@ -67,23 +65,12 @@ def stats(
 def render(reports: list[PlayerReport], format_: str, viewer: str) -> str:
     """Return the reports as CSV, JSON or a table."""
     if format_ == "csv":
-        buffer = io.StringIO()
-        write_csv(reports, buffer)
-        return buffer.getvalue()
+        return tidy_csv(reports)
     if format_ == "json":
-        document = {"viewer": viewer, "reports": [report_json(r) for r in reports]}
-        return json.dumps(document, ensure_ascii=False) + "\n"
+        return json.dumps(reports_json(reports, viewer), ensure_ascii=False) + "\n"
     if not reports:
         return "no statistics yet: no resolved rolls you may see\n"
     return "".join(table_text(report) for report in reports)
-
-
-def write_csv(reports: list[PlayerReport], file: TextIO) -> None:
-    """Write the tidy CSV: a header, then one row per figure."""
-    writer = csv.writer(file, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in tidy_rows(reports):
-        writer.writerow(["" if value is None else value for value in row])
 
 
 def table_text(report: PlayerReport) -> str:

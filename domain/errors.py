@@ -7,7 +7,8 @@ of any face.
 
     DiceledgerError
     ├── InvalidInputError        a value no command accepts: malformed, out of bounds, not encodable
-    │   └── DiceNotationError    a roll expression that breaks R1/R2 (points at a column)
+    │   ├── DiceNotationError    a roll expression that breaks R1/R2 (points at a column)
+    │   └── KeyReusedError       an idempotency key sent again with another request
     ├── CommandRefusedError      the session's state refuses the command; nothing is appended
     │   ├── RollError            a roll request the rules refuse (advantage on a plain roll, ...)
     │   │   └── RerollError      allowance spent, out of scope, die not rerollable (R11)
@@ -15,8 +16,10 @@ of any face.
     │   │   └── UnknownSessionError  a session id that names no session
     │   └── PermissionDeniedError  forbidden: not the GM, not this roll's roller
     │       └── NotAMemberError  someone who has not joined the session
+    ├── UnauthenticatedError     no credential, or one unknown, revoked or expired
     ├── ConflictError            another writer changed the stream first; a retry may succeed
-    │   └── ConcurrencyError     expected version differs from the stream's
+    │   ├── ConcurrencyError     expected version differs from the stream's
+    │   └── RequestInProgressError  a retried request whose first attempt is still running
     ├── CorruptLogError          a stored or imported log fails its own checks
     │   └── LogTamperedError     rows the server did not append; it refuses to sign them
     ├── DiceSourceError          a dice source that cannot give the die asked for
@@ -50,6 +53,14 @@ class DiceNotationError(InvalidInputError):
         self.reason = message
         self.column = column
         super().__init__(message if column is None else f"{message} at column {column}")
+
+
+class KeyReusedError(InvalidInputError):
+    """An idempotency key sent again with a different request."""
+
+
+class UnauthenticatedError(DiceledgerError):
+    """No credential, or one that is unknown, revoked or expired."""
 
 
 class CommandRefusedError(DiceledgerError):
@@ -99,6 +110,10 @@ class ConflictError(DiceledgerError):
 
 class ConcurrencyError(ConflictError):
     """The stream's current version differs from the expected one."""
+
+
+class RequestInProgressError(ConflictError):
+    """A retried request whose first attempt has not answered yet."""
 
 
 class CorruptLogError(DiceledgerError):

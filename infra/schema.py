@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import diceledger.infra.access.schema  # noqa: F401 - registers the access tables
 import diceledger.infra.ledger_schema  # noqa: F401 - registers the checkpoint ledger's tables
 import diceledger.infra.projections.schema  # noqa: F401 - registers the projection tables
 from diceledger.infra.store.schema import metadata

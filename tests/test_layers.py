@@ -17,7 +17,7 @@ FORBIDDEN: dict[str, set[str]] = {
     | WEB_LIBRARIES
     | {"cryptography", "diceledger.infra", "diceledger.cli", "diceledger.web"},
     "infra": {"click", "diceledger.cli", "diceledger.web"} | WEB_LIBRARIES,
-    "cli": {"sqlalchemy", "alembic", "diceledger.web"} | WEB_LIBRARIES,
+    "cli": {"sqlalchemy", "alembic", "diceledger.web", "starlette", "fastapi"},
     "web": {"click", "sqlalchemy", "alembic", "diceledger.cli"},
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable, Iterator
 
 from diceledger.domain.json import JsonObject
@@ -41,3 +43,18 @@ def report_json(report: PlayerReport) -> JsonObject:
             for die in report.dice
         },
     }
+
+
+def tidy_csv(reports: Iterable[PlayerReport]) -> str:
+    """Return the tidy CSV: a header, then one row per figure (empty cells for None)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in tidy_rows(reports):
+        writer.writerow(["" if value is None else value for value in row])
+    return buffer.getvalue()
+
+
+def reports_json(reports: Iterable[PlayerReport], viewer: str) -> JsonObject:
+    """Return the statistics document: the viewer, then one object per report."""
+    return {"viewer": viewer, "reports": [report_json(r) for r in reports]}

@@ -63,11 +63,21 @@ class Application:
     """diceledger's use cases over one store, one seed vault and their projections."""
 
     def __init__(
-        self, store: EventStore, vault: Vault, url: str, engine: Engine | None = None
+        self,
+        store: EventStore,
+        vault: Vault,
+        url: str,
+        engine: Engine | None = None,
+        full_url: str | None = None,
     ) -> None:
-        """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections."""
+        """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
+
+        ``url`` is safe to show (no password); ``full_url`` is what other processes of the
+        same server connect with.
+        """
         self._store = store
         self._url = url
+        self._full_url = full_url or url
         self._engine = engine
         self._sessions = SessionService(store, vault)
 
@@ -75,6 +85,15 @@ class Application:
     def url(self) -> str:
         """Return the database URL the application was built on (password never included)."""
         return self._url
+
+    def close(self) -> None:
+        """Close the store's connections (a server stopping, a test ending)."""
+        if self._engine is not None:
+            self._engine.dispose()
+
+    def url_for_workers(self) -> str:
+        """Return the URL other processes of this server open the same store with."""
+        return self._full_url
 
     def reseed(self, new_seed: Callable[[], bytes], new_suffix: Callable[[], str]) -> None:
         """Draw epoch seeds and session ids from these (a reproducible demo)."""
@@ -158,6 +177,12 @@ class Application:
         """Return a session's members, seeds and rolls as ``viewer`` may see them."""
         with self._sessions.locked(session_id):
             return SessionResult.of(self._sessions.load(session_id), viewer)
+
+    def members(self, session_id: str) -> dict[str, str]:
+        """Return each member's role ("gm" or "player") in the session."""
+        with self._sessions.locked(session_id):
+            state = self._sessions.load(session_id)
+            return {name: member.role for name, member in state.members.items()}
 
     def roll(self, viewer: str, session_id: str, roll_id: int) -> RollResult:
         """Return one roll as ``viewer`` may see it."""

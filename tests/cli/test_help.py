@@ -11,7 +11,7 @@ from diceledger.cli.main import cli
 from diceledger.cli.registry import COMMANDS
 
 # Commands whose output is a file, a tour or a schema action rather than a result document.
-NO_JSON = {"demo"}
+NO_JSON = {"demo", "serve"}
 
 
 def leaf_commands() -> list[tuple[str, click.Command]]:

@@ -1,0 +1,75 @@
+"""``diceledger serve``: run the session service over HTTP with uvicorn."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from diceledger.cli.context import AppContext, pass_app
+
+# One line per request comes from the app's own access log (method, path, status, ms):
+# uvicorn's would print query strings, and the app's never prints a header.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "loggers": {
+        "uvicorn.error": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "diceledger": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+    },
+}
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on.",
+)
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Worker processes (PostgreSQL only; SQLite has one writer).",
+)
+@pass_app
+def serve(app: AppContext, host: str, port: int, workers: int) -> None:
+    """Serve the session API on HTTP: each person acts as themselves, by token.
+
+    The store and the seeds stay with the server; players need no database access.
+    Stop it with Ctrl-C or SIGTERM. docs/api.md lists the routes, docs/deploy.md shows
+    PostgreSQL with several workers behind a reverse proxy with TLS.
+
+    \b
+    Examples:
+      diceledger serve
+      diceledger --db postgresql+psycopg://app@db/club serve --host 0.0.0.0 --workers 4
+    """
+    import uvicorn
+
+    url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
+    if workers > 1 and url.startswith("sqlite"):
+        raise click.UsageError(
+            "SQLite has one writer: serve it with --workers 1, or use PostgreSQL"
+        )
+    os.environ["DICELEDGER_DB"] = url  # every worker process builds the app on this store
+    click.echo(
+        f"serving {app.app().url} on http://{host}:{port} with {workers} worker(s)", err=True
+    )
+    uvicorn.run(
+        "diceledger.web.asgi:create",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_config=LOGGING,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )

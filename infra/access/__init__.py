@@ -1,0 +1,1 @@
+"""Who may act in a session on the server: member tokens, invites and idempotent requests."""

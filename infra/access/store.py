@@ -1,0 +1,185 @@
+"""Keep member tokens, invites and idempotent answers in the store's database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy import exc
+from sqlalchemy.engine import Engine
+
+from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
+from diceledger.infra.db import translate_errors, write_connection
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """What the server knows of a token: whose it is, in which session, and if it is revoked."""
+
+    token_id: str
+    session_id: str
+    member: str
+    revoked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAnswer:
+    """An idempotent request seen before: its fingerprint and, once answered, its answer."""
+
+    fingerprint: str
+    status: int | None
+    body: str | None
+
+
+class AccessStore:
+    """Tokens, invites and idempotent answers, in tables beside the event log."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    # -- tokens -----------------------------------------------------------------------------
+
+    def add_token(
+        self, token_id: str, token_hash: str, session_id: str, member: str, now: datetime
+    ) -> None:
+        """Record a new token (by its hash) for a member of a session."""
+        row = {
+            "token_id": token_id,
+            "token_hash": token_hash,
+            "session_id": session_id,
+            "member": member,
+            "created_at": now,
+        }
+        with self._writing() as connection:
+            connection.execute(member_tokens.insert(), row)
+
+    def find_token(self, token_hash: str) -> TokenRecord | None:
+        """Return the token with this hash, or None."""
+        query = sa.select(member_tokens).where(member_tokens.c.token_hash == token_hash)
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            row = connection.execute(query).first()
+        if row is None:
+            return None
+        return TokenRecord(row.token_id, row.session_id, row.member, row.revoked_at is not None)
+
+    def revoke_member(self, session_id: str, member: str, now: datetime) -> int:
+        """Revoke every live token of a member; return how many."""
+        query = (
+            member_tokens.update()
+            .where(member_tokens.c.session_id == session_id)
+            .where(member_tokens.c.member == member)
+            .where(member_tokens.c.revoked_at.is_(None))
+            .values(revoked_at=now)
+        )
+        with self._writing() as connection:
+            return connection.execute(query).rowcount
+
+    def live_tokens(self, session_id: str) -> dict[str, int]:
+        """Return how many live tokens each member of a session holds."""
+        query = (
+            sa.select(member_tokens.c.member, sa.func.count())
+            .where(member_tokens.c.session_id == session_id)
+            .where(member_tokens.c.revoked_at.is_(None))
+            .group_by(member_tokens.c.member)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            return {member: count for member, count in connection.execute(query)}
+
+    # -- invites ----------------------------------------------------------------------------
+
+    def add_invite(
+        self, code_hash: str, session_id: str, created_by: str, now: datetime, expires: datetime
+    ) -> None:
+        """Record a new invite code (by its hash)."""
+        row = {
+            "code_hash": code_hash,
+            "session_id": session_id,
+            "created_by": created_by,
+            "created_at": now,
+            "expires_at": expires,
+        }
+        with self._writing() as connection:
+            connection.execute(invites.insert(), row)
+
+    def claim_invite(self, code_hash: str, session_id: str, name: str, now: datetime) -> bool:
+        """Mark an unexpired, unredeemed invite of the session redeemed; tell if it was."""
+        query = (
+            invites.update()
+            .where(invites.c.code_hash == code_hash)
+            .where(invites.c.session_id == session_id)
+            .where(invites.c.redeemed_at.is_(None))
+            .where(invites.c.expires_at > now)
+            .values(redeemed_at=now, redeemed_by=name)
+        )
+        with self._writing() as connection:
+            return connection.execute(query).rowcount == 1
+
+    def release_invite(self, code_hash: str) -> None:
+        """Undo a claim whose join was refused, so the invite can still be used."""
+        query = (
+            invites.update()
+            .where(invites.c.code_hash == code_hash)
+            .values(redeemed_at=None, redeemed_by=None)
+        )
+        with self._writing() as connection:
+            connection.execute(query)
+
+    # -- idempotent requests ----------------------------------------------------------------
+
+    def begin_request(
+        self, scope: str, key: str, fingerprint: str, now: datetime
+    ) -> StoredAnswer | None:
+        """Claim (scope, key) for a new request; return what is stored if it was seen."""
+        row = {
+            "scope": scope,
+            "idempotency_key": key,
+            "fingerprint": fingerprint,
+            "created_at": now,
+        }
+        try:
+            with self._writing() as connection:
+                connection.execute(idempotent_requests.insert(), row)
+            return None
+        except exc.IntegrityError:
+            pass  # seen before: answer from the row
+        query = (
+            sa.select(idempotent_requests)
+            .where(idempotent_requests.c.scope == scope)
+            .where(idempotent_requests.c.idempotency_key == key)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            found = connection.execute(query).one()
+        return StoredAnswer(found.fingerprint, found.status, found.body)
+
+    def finish_request(self, scope: str, key: str, status: int, body: str) -> None:
+        """Keep the answer a claimed request got."""
+        query = (
+            idempotent_requests.update()
+            .where(idempotent_requests.c.scope == scope)
+            .where(idempotent_requests.c.idempotency_key == key)
+            .values(status=status, body=body)
+        )
+        with self._writing() as connection:
+            connection.execute(query)
+
+    def forget_request(self, scope: str, key: str) -> None:
+        """Drop a claim whose request failed before changing anything, so it may be retried."""
+        query = (
+            idempotent_requests.delete()
+            .where(idempotent_requests.c.scope == scope)
+            .where(idempotent_requests.c.idempotency_key == key)
+        )
+        with self._writing() as connection:
+            connection.execute(query)
+
+    @contextmanager
+    def _writing(self) -> Iterator[sa.Connection]:
+        with (
+            translate_errors(self._engine.url),
+            write_connection(self._engine) as connection,
+            connection.begin(),
+        ):
+            yield connection

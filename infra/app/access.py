@@ -1,0 +1,218 @@
+"""Access on the server: who a bearer token is, invites, joining, and the GM's member list.
+
+The acting member comes from a credential only. A token names one member of one session;
+the session's own log says what that member may do (a GM, a co-GM, a player).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from diceledger.domain.errors import (
+    DiceledgerError,
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    unknown_session,
+)
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.access.secrets import (
+    INVITE_PREFIX,
+    TOKEN_PREFIX,
+    looks_like,
+    new_invite_code,
+    new_token,
+    secret_hash,
+)
+from diceledger.infra.access.store import AccessStore
+from diceledger.infra.app.application import Application
+from diceledger.infra.app.idempotency import Answer, IdempotentRequests
+from diceledger.infra.app.results import MemberResult, SessionStartedResult
+from diceledger.infra.store.port import Clock, utc_now
+
+DEFAULT_INVITE_TTL = timedelta(hours=24)
+MAX_INVITE_TTL = timedelta(days=7)
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """An authenticated member: the token's id (never the token), session and name."""
+
+    token_id: str
+    session_id: str
+    member: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedSession:
+    """A new session and its GM's token, shown once."""
+
+    started: SessionStartedResult
+    gm_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """A single-use invite code, shown once, and when it expires."""
+
+    session_id: str
+    code: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A member who joined by invite, and their token, shown once."""
+
+    session_id: str
+    name: str
+    role: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemberAccess:
+    """A member as the GM manages them: role and how many live tokens they hold."""
+
+    name: str
+    role: str
+    live_tokens: int
+
+
+class AccessService:
+    """Tokens, invites and membership for the HTTP face, over the application."""
+
+    def __init__(
+        self,
+        app: Application,
+        store: AccessStore,
+        requests: IdempotentRequests,
+        clock: Clock = utc_now,
+    ) -> None:
+        self._app = app
+        self._store = store
+        self._requests = requests
+        self._clock = clock
+
+    def open_session(
+        self, title: str, gm_name: str, manual_dice_allowed: bool = True
+    ) -> OpenedSession:
+        """Start a session whose creator is its GM; return the GM's token."""
+        started = self._app.start_session(gm_name, title, manual_dice_allowed)
+        return OpenedSession(started, self._issue(started.session_id, gm_name))
+
+    def authenticate(self, token: str | None) -> Credential:
+        """Return the member a bearer token stands for, or refuse it."""
+        if token is None:
+            raise UnauthenticatedError("this needs a member token: Authorization: Bearer dlt_...")
+        record = None
+        if looks_like(token, TOKEN_PREFIX):
+            record = self._store.find_token(secret_hash(token))
+        if record is None:
+            raise UnauthenticatedError("the token is not one this server issued")
+        if record.revoked:
+            raise UnauthenticatedError("the token was revoked by a GM of its session")
+        return Credential(record.token_id, record.session_id, record.member)
+
+    def in_session(self, credential: Credential, session_id: str) -> Credential:
+        """Refuse a credential of another session as if the session did not exist."""
+        if credential.session_id != session_id:
+            raise unknown_session(session_id)
+        return credential
+
+    def invite(self, credential: Credential, ttl: timedelta = DEFAULT_INVITE_TTL) -> Invite:
+        """Create a single-use invite to the credential's session (GM only)."""
+        self._require_gm(credential, "invite players")
+        if not timedelta(minutes=1) <= ttl <= MAX_INVITE_TTL:
+            raise InvalidInputError("an invite lives between one minute and seven days")
+        code, now = new_invite_code(), self._clock()
+        expires = now + ttl
+        self._store.add_invite(
+            secret_hash(code), credential.session_id, credential.member, now, expires
+        )
+        return Invite(credential.session_id, code, expires)
+
+    def join(
+        self,
+        session_id: str,
+        code: str,
+        name: str,
+        client_seed: str = "",
+        retry_key: str | None = None,
+    ) -> Joined:
+        """Redeem an invite: join as a player named ``name`` and receive a token.
+
+        With a ``retry_key``, the same request sent again (same code, same key) answers
+        with a fresh token for the member the first attempt made: its token may have been
+        lost on the way, and no answer holding a token is ever stored.
+        """
+        code_hash = secret_hash(code) if looks_like(code, INVITE_PREFIX) else ""
+        scope = "join:" + (code_hash or "malformed")
+        if retry_key is not None:
+            request = f"{session_id}\n{name}\n{client_seed}".encode()
+            seen = self._requests.begin(scope, retry_key, request)
+            if seen is not None:
+                return self._rejoined(session_id, name)
+        try:
+            joined = self._redeem(session_id, code_hash, name, client_seed)
+        except DiceledgerError:
+            if retry_key is not None:
+                self._requests.abandon(scope, retry_key)  # nothing changed: retry afresh
+            raise
+        if retry_key is not None:
+            self._requests.finish(scope, retry_key, Answer(201, joined.name))
+        return joined
+
+    def _redeem(self, session_id: str, code_hash: str, name: str, client_seed: str) -> Joined:
+        if not code_hash or not self._store.claim_invite(
+            code_hash, session_id, name, self._clock()
+        ):
+            raise PermissionDeniedError("the invite code is unknown, used or expired")
+        try:
+            joined = self._app.join(name, session_id, cmd.JoinSession(name, client_seed))
+        except DiceledgerError:
+            self._store.release_invite(code_hash)  # a refused join leaves the invite usable
+            raise
+        member = joined.member
+        return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
+
+    def _rejoined(self, session_id: str, name: str) -> Joined:
+        role = self._app.members(session_id)[name]
+        return Joined(session_id, name, role, self._issue(session_id, name))
+
+    def members(self, credential: Credential) -> list[MemberAccess]:
+        """List the session's members with their live tokens (GM only)."""
+        self._require_gm(credential, "manage members")
+        tokens = self._store.live_tokens(credential.session_id)
+        roles = self._app.members(credential.session_id)
+        return [MemberAccess(name, role, tokens.get(name, 0)) for name, role in roles.items()]
+
+    def revoke(self, credential: Credential, member: str) -> int:
+        """Revoke every token of a member (GM only); return how many were live."""
+        self._require_gm(credential, "revoke a member's token")
+        if member not in self._app.members(credential.session_id):
+            raise unknown_member(member, credential.session_id)
+        return self._store.revoke_member(credential.session_id, member, self._clock())
+
+    def make_co_gm(self, credential: Credential, member: str) -> MemberResult:
+        """Make a player a co-GM (GM only: the session's rules decide)."""
+        command = cmd.JoinSession(member, as_gm=True)
+        return self._app.join(credential.member, credential.session_id, command)
+
+    def _require_gm(self, credential: Credential, action: str) -> None:
+        if self._app.members(credential.session_id).get(credential.member) != "gm":
+            raise PermissionDeniedError(f"only a GM may {action}")
+
+    def _issue(self, session_id: str, member: str) -> str:
+        token = new_token()
+        token_id = str(uuid.uuid4())
+        self._store.add_token(token_id, secret_hash(token), session_id, member, self._clock())
+        return token
+
+
+def unknown_member(member: str, session_id: str) -> NotFoundError:
+    """Return the error for a name that is no member of the session."""
+    return NotFoundError(f"{member} is not a member of session '{session_id}'")

@@ -1,0 +1,144 @@
+"""Exact odds as a use case: a typed question, a typed answer, the same for both faces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from diceledger.domain.dice.notation import format_expression, parse
+from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec, Target
+from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.json import JsonObject
+from diceledger.domain.odds import Distribution, distribution, opposed_odds
+from diceledger.domain.odds.opposed import OpposedOdds
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One roll to compute: the expression and its check options, one amount per source."""
+
+    expression: str
+    adv: tuple[int, ...] = ()
+    dis: tuple[int, ...] = ()
+    median: bool = False
+    eased: tuple[int, ...] = ()
+    hindered: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OddsQuery:
+    """A roll, a check against a target or DC, or an opposed check (``versus``)."""
+
+    roll: Side
+    target: int | None = None
+    dc: int | None = None
+    reroll: int = 0
+    exploding: bool = True
+    versus: Side | None = None
+
+    def target_value(self) -> int | None:
+        """Return the target to meet, derived from the DC when one is given (R4)."""
+        if self.target is not None and self.dc is not None:
+            raise InvalidInputError("give a target or a DC, not both")
+        return Target.dc(self.dc).value if self.dc is not None else self.target
+
+
+@dataclass(frozen=True, slots=True)
+class SingleOdds:
+    """A roll's distribution and, with a target, the chance to meet it."""
+
+    spec: RollSpec
+    rerolls: int
+    target: int | None
+    distribution: Distribution
+
+    @property
+    def success(self) -> Fraction | None:
+        """Return P(total >= target), or None without a target."""
+        return None if self.target is None else self.distribution.at_least(self.target)
+
+    def as_json(self) -> JsonObject:
+        """Return exact fractions and floats."""
+        dist, success = self.distribution, self.success
+        return {
+            "roll": describe(self.spec, self.rerolls),
+            "target": self.target,
+            "success": None if success is None else exact(success),
+            "mean": exact(dist.mean),
+            "truncated_mass": exact(dist.truncated_mass),
+            "distribution": [{"total": t, **exact(p)} for t, p in dist.items()],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VersusOdds:
+    """An opposed check's chances to win, lose or tie a round."""
+
+    spec: RollSpec
+    other: RollSpec
+    odds: OpposedOdds
+    mean: Fraction
+    other_mean: Fraction
+
+    def as_json(self) -> JsonObject:
+        """Return exact fractions and floats."""
+        return {
+            "roll": describe(self.spec, 0),
+            "versus": describe(self.other, 0),
+            "win": exact(self.odds.win),
+            "lose": exact(self.odds.lose),
+            "tie": exact(self.odds.tie),
+            "mean": exact(self.mean),
+            "versus_mean": exact(self.other_mean),
+        }
+
+
+def odds_of(query: OddsQuery) -> SingleOdds | VersusOdds:
+    """Compute the exact odds the query asks for."""
+    roll, versus = query.roll, query.versus
+    if versus is None:
+        # A target alone asks P(total >= target): a score-0 check has the odds of a plain
+        # roll, and a plain roll needs no single check die (R3).
+        is_check = bool(roll.adv or roll.dis or roll.median)
+        spec = spec_of(roll, is_check, query.exploding)
+        target = query.target_value()
+        return SingleOdds(spec, query.reroll, target, distribution(spec, query.reroll))
+    if query.target is not None or query.dc is not None or query.reroll:
+        raise InvalidInputError("an opposed check takes no target, DC or reroll")
+    spec = spec_of(roll, True, query.exploding)
+    other = spec_of(versus, True, query.exploding)
+    mean, other_mean = distribution(spec).mean, distribution(other).mean
+    return VersusOdds(spec, other, opposed_odds(spec, other), mean, other_mean)
+
+
+def spec_of(side: Side, is_check: bool, exploding: bool) -> RollSpec:
+    """Return the roll spec of one side."""
+    check = CheckDie(_amount(side.adv), _amount(side.dis), side.median) if is_check else None
+    expression = parse(side.expression)
+    return RollSpec(expression, check, _amount(side.eased), _amount(side.hindered), exploding)
+
+
+def describe(spec: RollSpec, rerolls: int) -> str:
+    """Return a roll spec in words: expression, advantage, median, ease, rerolls."""
+    parts = [format_expression(spec.expression)]
+    if spec.check is not None and spec.check.score:
+        kind = "advantage" if spec.check.score > 0 else "disadvantage"
+        parts.append(f"{kind} {abs(spec.check.score)}")
+    if spec.check is not None and spec.check.median:
+        parts.append("median")
+    if spec.ease:
+        parts.append(f"eased {spec.ease}" if spec.ease > 0 else f"hindered {-spec.ease}")
+    if not spec.exploding:
+        parts.append("no explosions")
+    if rerolls:
+        parts.append(f"reroll {rerolls}")
+    return ", ".join(parts)
+
+
+def exact(value: Fraction) -> JsonObject:
+    """Return a probability as an exact fraction and a float."""
+    return {"fraction": str(value), "float": float(value)}
+
+
+def _amount(values: tuple[int, ...]) -> tuple[Modifier, ...]:
+    return tuple(Modifier(value) for value in values)

@@ -1,0 +1,201 @@
+"""The session API end to end: open, invite, join, roll, dispute, rule; nothing rolled twice."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import Api, Table
+
+CHECK = {
+    "kind": "check",
+    "expression": "1d20+5",
+    "target": 15,
+    "adv": [{"amount": 1, "label": "flank"}],
+}
+
+
+def events_of(api: Api, table: Table) -> int:
+    return api.services.app.session("mira", table.sid).state.version
+
+
+def test_a_gm_opens_a_session_and_is_shown_the_token_once(api: Api) -> None:
+    answer = api.post("/api/v1/sessions", body={"title": "Tomb of Ash", "name": "mira"})
+    assert answer.status_code == 201
+    body = answer.json()
+    assert body["gm_token"].startswith("dlt_") and len(body["gm_token"]) >= 43
+    assert len(body["commitment"]) == 64
+    shown = api.get(f"/api/v1/sessions/{body['session_id']}", body["gm_token"]).json()
+    assert shown["gm"] == "mira" and body["gm_token"] not in str(shown)
+
+
+def test_players_join_by_invite_and_roll_as_themselves(api: Api, table: Table) -> None:
+    rolled = api.roll(table.sid, table.ann, CHECK)
+    assert rolled.status_code == 201
+    roll = rolled.json()
+    assert roll["for"] == "ann" and roll["roller"] == "ann" and roll["kind"] == "check"
+    assert len([d for d in roll["dice"] if d["reason"] == "initial"]) == 2  # advantage 1
+
+
+def test_the_acting_member_comes_from_the_token_never_the_body(api: Api, table: Table) -> None:
+    # "for" names someone else: only a GM may roll for another, so ann is refused.
+    answer = api.roll(table.sid, table.ann, {**CHECK, "for": "bob"})
+    assert answer.status_code == 403
+    assert answer.headers["content-type"] == "application/problem+json"
+    # A body naming the actor is not a field at all.
+    refused = api.roll(table.sid, table.ann, {**CHECK, "actor": "mira"})
+    assert refused.status_code == 422 and "actor" in refused.json()["detail"]
+
+
+def test_an_invite_is_single_use(api: Api, table: Table) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    first = api.post(
+        f"/api/v1/sessions/{table.sid}/join", body={"invite_code": code, "name": "cara"}
+    )
+    second = api.post(
+        f"/api/v1/sessions/{table.sid}/join", body={"invite_code": code, "name": "dan"}
+    )
+    assert first.status_code == 201 and second.status_code == 403
+    assert "unknown, used or expired" in second.json()["detail"]
+
+
+def test_a_refused_join_leaves_the_invite_usable(api: Api, table: Table) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    taken = api.post(
+        f"/api/v1/sessions/{table.sid}/join", body={"invite_code": code, "name": "ann"}
+    )
+    assert taken.status_code == 409
+    joined = api.post(
+        f"/api/v1/sessions/{table.sid}/join", body={"invite_code": code, "name": "cara"}
+    )
+    assert joined.status_code == 201
+
+
+def test_a_post_repeated_with_the_same_idempotency_key_rolls_once(api: Api, table: Table) -> None:
+    path = f"/api/v1/sessions/{table.sid}/rolls"
+    before = events_of(api, table)
+    first = api.post(path, table.ann, CHECK, key="retry-1")
+    again = api.post(path, table.ann, CHECK, key="retry-1")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again.headers["Idempotency-Replayed"] == "true"
+    after = events_of(api, table)
+    assert after - before == len([e for e in range(before, after)])  # one roll's events
+    rolls = api.get(f"/api/v1/sessions/{table.sid}", table.gm).json()["rolls"]
+    assert len(rolls) == 1
+
+
+def test_a_key_reused_with_another_body_is_refused_and_rolls_nothing(
+    api: Api, table: Table
+) -> None:
+    path = f"/api/v1/sessions/{table.sid}/rolls"
+    api.post(path, table.ann, CHECK, key="k")
+    before = events_of(api, table)
+    other = api.post(path, table.ann, {**CHECK, "target": 16}, key="k")
+    assert other.status_code == 422 and other.json()["type"] == "/problems/idempotency-key-reused"
+    assert events_of(api, table) == before
+
+
+def test_a_roll_without_an_idempotency_key_is_refused(api: Api, table: Table) -> None:
+    before = events_of(api, table)
+    answer = api.post(f"/api/v1/sessions/{table.sid}/rolls", table.ann, CHECK)
+    assert answer.status_code == 422 and "Idempotency-Key" in answer.json()["detail"]
+    assert events_of(api, table) == before
+
+
+def test_a_retried_join_gives_the_same_member_a_fresh_token(api: Api, table: Table) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    body = {"invite_code": code, "name": "cara"}
+    first = api.post(f"/api/v1/sessions/{table.sid}/join", body=body, key="j1").json()
+    again = api.post(f"/api/v1/sessions/{table.sid}/join", body=body, key="j1").json()
+    assert first["name"] == again["name"] == "cara"
+    assert first["player_token"] != again["player_token"]
+    for token in (first["player_token"], again["player_token"]):
+        assert api.get(f"/api/v1/sessions/{table.sid}", token).status_code == 200
+    members = api.get(f"/api/v1/sessions/{table.sid}/members", table.gm).json()["members"]
+    assert [m["name"] for m in members].count("cara") == 1
+
+
+def test_a_dispute_is_reviewed_and_ruled_by_the_gm(api: Api, table: Table) -> None:
+    roll_id = api.roll(table.sid, table.bob, CHECK).json()["roll_id"]
+    base = f"/api/v1/sessions/{table.sid}/rolls/{roll_id}"
+    opened = api.post(f"{base}/dispute", table.bob, {"reason": "the die fell off"})
+    assert opened.status_code == 201 and opened.json()["outcome"] == "open"
+    assert api.get(f"{base}/review", table.ann).status_code == 403
+    review = api.get(f"{base}/review", table.gm).json()
+    assert review["roll_id"] == roll_id and review["disputes"][0]["reason"] == "the die fell off"
+    ruled = api.post(f"{base}/ruling", table.gm, {"outcome": "voided", "note": "fell off"})
+    assert ruled.status_code == 200 and ruled.json()["outcome"] == "voided"
+
+
+def test_a_revoked_token_is_refused_and_the_member_stays_in_the_log(api: Api, table: Table) -> None:
+    revoked = api.post(f"/api/v1/sessions/{table.sid}/members/bob/revoke", table.gm)
+    assert revoked.json()["revoked_tokens"] == 1
+    answer = api.get(f"/api/v1/sessions/{table.sid}", table.bob)
+    assert answer.status_code == 401 and "revoked" in answer.json()["detail"]
+    members = api.get(f"/api/v1/sessions/{table.sid}", table.gm).json()["members"]
+    assert "bob" in [m["name"] for m in members]
+
+
+def test_a_token_of_one_session_is_worthless_in_another(api: Api, table: Table) -> None:
+    other = api.post("/api/v1/sessions", body={"title": "Other"}).json()
+    answer = api.get(f"/api/v1/sessions/{other['session_id']}", table.gm)
+    assert answer.status_code == 404 and answer.json()["type"] == "/problems/unknown-session"
+
+
+def test_a_player_never_sees_a_blind_roll_or_the_unrevealed_seed(api: Api, table: Table) -> None:
+    blind = api.roll(table.sid, table.gm, {**CHECK, "blind": True, "for": "orc", "label": "ambush"})
+    assert blind.status_code == 201
+    shown = api.get(f"/api/v1/sessions/{table.sid}", table.ann).json()
+    hidden = [r for r in shown["rolls"] if r["roll_id"] == blind.json()["roll_id"]][0]
+    assert hidden == {
+        "session_id": table.sid,
+        "roll_id": blind.json()["roll_id"],
+        "roller": "mira",
+        "blind": True,
+        "status": "hidden",
+    }
+    assert all(epoch["seed"] is None for epoch in shown["epochs"])
+    export = api.get(f"/api/v1/sessions/{table.sid}/export", table.ann)
+    assert export.status_code == 403
+
+
+def test_bad_input_is_one_problem_line_and_changes_nothing(api: Api, table: Table) -> None:
+    before = events_of(api, table)
+    cases = [
+        ({**CHECK, "expression": "1d21"}, 422, "/problems/dice-notation"),
+        ({**CHECK, "dc": 3}, 422, "/problems/invalid-input"),
+        (
+            {"kind": "roll", "expression": "1d6", "adv": [{"amount": 1}]},
+            422,
+            "/problems/roll-refused",
+        ),
+        ({"kind": "fly", "expression": "1d6"}, 422, "/problems/invalid-input"),
+    ]
+    for body, status, kind in cases:
+        answer = api.roll(table.sid, table.ann, body)
+        assert (answer.status_code, answer.json()["type"]) == (status, kind), body
+        assert "\n" not in answer.json()["detail"]
+    assert events_of(api, table) == before
+
+
+def test_a_body_over_the_limit_is_refused_with_413(api: Api, table: Table) -> None:
+    answer = api.client.post(
+        f"/api/v1/sessions/{table.sid}/rolls",
+        content=b'{"kind": "roll", "expression": "' + b"1" * 70_000 + b'"}',
+        headers={"Authorization": f"Bearer {table.ann}", "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 413 and answer.json()["type"] == "/problems/payload-too-large"
+
+
+@pytest.mark.parametrize("query", [{"dc": 3, "adv": [1]}, {"target": 13, "adv": [1]}])
+def test_odds_over_http_are_the_cli_odds(api: Api, query: dict[str, object]) -> None:
+    from diceledger.infra.app.odds import OddsQuery, Side, odds_of
+
+    answer = api.get("/api/v1/odds", expression="1d20+3", **query).json()
+    expected = odds_of(OddsQuery(Side("1d20+3", (1,)), target=13)).as_json()
+    assert answer["success"] == expected["success"] and answer["success"]["fraction"] == "319/400"
+
+
+def test_the_openapi_document_lists_the_routes(api: Api) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+    assert "/api/v1/sessions/{session_id}/rolls" in paths
+    assert "/api/v1/sessions/{session_id}/rolls/{roll_id}/reroll" in paths

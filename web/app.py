@@ -1,0 +1,154 @@
+"""Build the ASGI app: routes, one-line access log, body limit, errors as problem+json."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from diceledger.domain import __version__
+from diceledger.domain.errors import DiceledgerError
+from diceledger.web.context import WebServices
+from diceledger.web.limits import RateLimitedError
+from diceledger.web.problems import (
+    BAD_REQUEST,
+    FALLBACK,
+    RATE_LIMITED,
+    TOO_LARGE,
+    VALIDATION,
+    Problem,
+    problem_for,
+    problem_response,
+)
+from diceledger.web.routes import disputes, members, reads, rolls, service, sessions
+
+ACCESS_LOG = logging.getLogger("diceledger.access")
+ERROR_LOG = logging.getLogger("diceledger.error")
+
+
+def build_app(services: WebServices) -> FastAPI:
+    """Return the HTTP face over ``services``."""
+    app = FastAPI(
+        title="diceledger",
+        version=__version__,
+        summary="Dice-roll sessions recorded as a verifiable event log.",
+        docs_url=None,  # the interactive docs load scripts from another host
+        redoc_url=None,
+    )
+    app.state.services = services
+    for module in (sessions, rolls, disputes, reads, members, service):
+        app.include_router(module.router)
+    app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, _unexpected)
+    app.add_middleware(BodyLimit, max_bytes=services.settings.max_body_bytes)
+    app.add_middleware(AccessLog)
+    return app
+
+
+def _error_tree(request: Request, error: DiceledgerError) -> Response:
+    if isinstance(error, RateLimitedError):
+        headers = {"Retry-After": str(error.retry_after)}
+        return problem_response(RATE_LIMITED, str(error), request.url.path, headers)
+    problem = problem_for(error)
+    if problem.status >= 500:
+        ERROR_LOG.error("%s %s: %s", request.method, request.url.path, error)
+    return problem_response(problem, str(error), request.url.path)
+
+
+def _invalid(request: Request, error: RequestValidationError) -> Response:
+    first = error.errors()[0] if error.errors() else {}
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+    message = str(first.get("msg", "invalid request"))
+    problem = BAD_REQUEST if first.get("type") == "json_invalid" else VALIDATION
+    return problem_response(problem, f"{where}: {message}" if where else message, request.url.path)
+
+
+def _http(request: Request, error: HTTPException) -> Response:
+    if isinstance(error, _TooLarge):
+        return _too_large(request.app.state.services.settings.max_body_bytes, request.url.path)
+    problem = Problem(error.status_code, "http", str(error.detail))
+    return problem_response(problem, str(error.detail), request.url.path)
+
+
+def _too_large(max_bytes: int, path: str) -> Response:
+    return problem_response(TOO_LARGE, f"a request body may have at most {max_bytes:,} bytes", path)
+
+
+def _unexpected(request: Request, error: Exception) -> Response:
+    ERROR_LOG.exception("%s %s failed", request.method, request.url.path)
+    return problem_response(FALLBACK, "the server failed; nothing more is said", request.url.path)
+
+
+class AccessLog:
+    """Log one line per request: method, path, status, milliseconds. Never a header or query."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            ACCESS_LOG.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
+
+
+class BodyLimit:
+    """Refuse a request body larger than ``max_bytes`` with 413, declared or streamed."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+
+        async def counting() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, counting, send)
+        except _TooLarge:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
+
+
+class _TooLarge(HTTPException):
+    """A streamed body passed the limit (an HTTPException, so body parsing lets it through)."""
+
+    def __init__(self) -> None:
+        super().__init__(413, "request body too large")

@@ -1,0 +1,45 @@
+"""What every route reaches: the application, access control and the server's limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from diceledger.infra.app.access import AccessService
+from diceledger.infra.app.application import Application
+from diceledger.infra.app.idempotency import IdempotentRequests
+from diceledger.web.limits import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The server's limits and names (docs/api.md lists them)."""
+
+    max_body_bytes: int = 64 * 1024
+    rolls_per_minute: int = 120  # per token: every POST that draws dice
+    redemptions_per_minute: int = 20  # per session: invite codes tried
+    streams_per_token: int = 4  # live streams open at once
+    heartbeat_seconds: float = 15.0
+    server_name: str = "diceledger"
+
+
+@dataclass
+class WebServices:
+    """Everything the routes call, built once per worker process."""
+
+    app: Application
+    access: AccessService
+    requests: IdempotentRequests
+    settings: Settings = field(default_factory=Settings)
+    limits: Limits = field(default_factory=Limits)
+
+
+def web_services(request: Request) -> WebServices:
+    """Return the services the app was built with."""
+    services: WebServices = request.app.state.services
+    return services
+
+
+Services = Annotated[WebServices, Depends(web_services)]

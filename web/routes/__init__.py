@@ -1,0 +1,1 @@
+"""The routes of the HTTP face, one module per part of the API."""

@@ -1,0 +1,70 @@
+"""Disputes: any member disputes a roll they can see; a GM reviews and rules."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from diceledger.domain.json import JsonObject
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.results import DisputeResult
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+from diceledger.web.idempotent import run_once
+from diceledger.web.schemas import DisputeBody, RulingBody
+
+router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls/{roll_id}", tags=["disputes"])
+
+
+def dispute_json(result: DisputeResult) -> JsonObject:
+    """Return a dispute's answer: the same fields as the CLI's --json."""
+    return {
+        "session_id": result.session_id,
+        "roll_id": result.roll_id,
+        "by": result.by,
+        "outcome": result.outcome,
+        "note": result.note,
+    }
+
+
+@router.post("/dispute", status_code=201)
+def open_dispute(
+    session_id: str,
+    roll_id: int,
+    body: DisputeBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Dispute a roll the member can see."""
+
+    def opened() -> JsonObject:
+        result = web.app.open_dispute(member.member, session_id, roll_id, body.reason)
+        return dispute_json(result)
+
+    return run_once(request, web, member.token_id, body, opened, status=201)
+
+
+@router.get("/review")
+def review(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+    """Return the GM's review of a roll: every die, its provenance and the proofs."""
+    return answer(web.app.review(member.member, session_id, roll_id))
+
+
+@router.post("/ruling")
+def rule(
+    session_id: str,
+    roll_id: int,
+    body: RulingBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Rule on a dispute (GM): uphold the roll or void it."""
+    command = cmd.ResolveDispute(roll_id, cmd.Ruling(body.outcome), body.note)
+
+    def ruled() -> JsonObject:
+        return dispute_json(web.app.resolve_dispute(member.member, session_id, command))
+
+    return run_once(request, web, member.token_id, body, ruled)

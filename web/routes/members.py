@@ -1,0 +1,38 @@
+"""Members, for the GM: list them, revoke a member's tokens, make a player a co-GM."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Path
+from starlette.responses import Response
+
+from diceledger.domain.json import JsonValue
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+
+router = APIRouter(prefix="/api/v1/sessions/{session_id}/members", tags=["members"])
+NAME = Path(min_length=1, max_length=500)
+
+
+@router.get("")
+def members(session_id: str, member: Member, web: Services) -> Response:
+    """List the members with their roles and live tokens (GM)."""
+    listed: list[JsonValue] = [
+        {"name": m.name, "role": m.role, "live_tokens": m.live_tokens}
+        for m in web.access.members(member)
+    ]
+    return answer({"session_id": session_id, "members": listed})
+
+
+@router.post("/{name}/revoke")
+def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
+    """Revoke every token of a member (GM); they keep their place in the log."""
+    revoked = web.access.revoke(member, name)
+    return answer({"session_id": session_id, "name": name, "revoked_tokens": revoked})
+
+
+@router.post("/{name}/co-gm")
+def make_co_gm(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
+    """Make a player a co-GM (GM)."""
+    joined = web.access.make_co_gm(member, name).member
+    return answer({"session_id": session_id, "name": joined.name, "role": joined.role})

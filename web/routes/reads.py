@@ -1,0 +1,77 @@
+"""Reads of one session: replay (also as of a moment), statistics, verify, export."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response, StreamingResponse
+
+from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.projections.tidy import reports_json, tidy_csv
+from diceledger.domain.projections.timeline import Line
+from diceledger.infra.app.results import Moment
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+
+router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["reads"])
+
+
+def line_json(line: Line) -> JsonObject:
+    """Return a timeline line: the same keys as `replay --json`."""
+    return {
+        "position": line.position,
+        "version": line.version,
+        "recorded_at": format_timestamp(line.recorded_at),
+        "actor": line.actor,
+        "event": line.event,
+        "roll_id": line.roll_id,
+        "hidden": line.hidden,
+        "text": line.text,
+        "detail": line.detail,
+    }
+
+
+@router.get("/replay")
+def replay(
+    session_id: str,
+    member: Member,
+    web: Services,
+    until_position: int | None = Query(default=None, ge=0),
+    at: datetime | None = None,
+) -> Response:
+    """Return the session as it happened, or as it stood at a store position or a time."""
+    result = web.app.replay(member.member, session_id, Moment(until_position, at))
+    lines: list[JsonValue] = [line_json(line) for line in result.lines]
+    return answer({"session_id": session_id, "lines": lines, "as_of": result.as_of})
+
+
+@router.get("/stats")
+def stats(
+    session_id: str,
+    member: Member,
+    web: Services,
+    player: str | None = Query(default=None, max_length=500),
+    format: Literal["json", "csv"] = "json",
+) -> Response:
+    """Return per-player statistics of the session, as JSON or tidy CSV."""
+    result = web.app.statistics(member.member, session_id, player)
+    if format == "csv":
+        return Response(tidy_csv(result.reports), media_type="text/csv; charset=utf-8")
+    return answer(reports_json(result.reports, member.member))
+
+
+@router.get("/verify")
+def verify(session_id: str, member: Member, web: Services) -> Response:
+    """Verify the session: chain, nonces, commitments, every die and outcome."""
+    return answer(web.app.verify_session(session_id).as_dict())
+
+
+@router.get("/export")
+def export(session_id: str, member: Member, web: Services) -> StreamingResponse:
+    """Return the session's events as JSON Lines; with hidden blind rolls, only to a GM."""
+    exported = web.app.export(member.member, session_id)
+    return StreamingResponse(exported.lines, media_type="application/jsonl; charset=utf-8")

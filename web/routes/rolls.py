@@ -1,0 +1,84 @@
+"""Rolls: request one, reroll chosen dice, accept, reveal a blind roll, read one."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from diceledger.domain.json import JsonObject
+from diceledger.domain.session import commands as cmd
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services, WebServices
+from diceledger.web.idempotent import run_once
+from diceledger.web.schemas import RerollBody, RollBody
+
+router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls", tags=["rolls"])
+
+
+def _draws(web: WebServices, token_id: str) -> None:
+    web.limits.use(f"rolls:{token_id}", web.settings.rolls_per_minute, "rolls")
+
+
+@router.post("", status_code=201)
+def request_roll(
+    session_id: str, body: RollBody, member: Member, request: Request, web: Services
+) -> Response:
+    """Roll: a plain roll, a check, a save or an opposed check (Idempotency-Key required)."""
+    _draws(web, member.token_id)
+
+    def rolled() -> JsonObject:
+        command = body.command(member.member)
+        return web.app.request_roll(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, rolled, status=201, required=True)
+
+
+@router.get("/{roll_id}")
+def show_roll(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+    """Return one roll as the member may see it."""
+    return answer(web.app.roll(member.member, session_id, roll_id).view)
+
+
+@router.post("/{roll_id}/reroll")
+def reroll(
+    session_id: str,
+    roll_id: int,
+    body: RerollBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Spend rerolls on chosen dice of a roll awaiting them (Idempotency-Key required)."""
+    _draws(web, member.token_id)
+    faces = None if body.faces is None else tuple(body.faces)
+    command = cmd.Reroll(roll_id, tuple(body.dice), faces)
+
+    def rerolled() -> JsonObject:
+        return web.app.reroll(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, rerolled, required=True)
+
+
+@router.post("/{roll_id}/accept")
+def accept(
+    session_id: str, roll_id: int, member: Member, request: Request, web: Services
+) -> Response:
+    """Accept a roll awaiting rerolls as it stands."""
+
+    def accepted() -> JsonObject:
+        return web.app.accept(member.member, session_id, roll_id).view
+
+    return run_once(request, web, member.token_id, None, accepted)
+
+
+@router.post("/{roll_id}/reveal")
+def reveal(
+    session_id: str, roll_id: int, member: Member, request: Request, web: Services
+) -> Response:
+    """Show a blind roll to the players (GM)."""
+
+    def revealed() -> JsonObject:
+        return web.app.reveal_roll(member.member, session_id, roll_id).view
+
+    return run_once(request, web, member.token_id, None, revealed)

@@ -1,0 +1,58 @@
+"""What needs no session: health, and exact odds."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from diceledger.infra.app.odds import OddsQuery, Side, odds_of
+from diceledger.web.answers import answer
+
+router = APIRouter(tags=["service"])
+# Repeatable amounts (?adv=1&adv=2), one per source, as the CLI repeats --adv.
+Amounts = Annotated[list[int], Query(max_length=20, default_factory=list)]
+
+
+@router.get("/healthz")
+def healthz() -> Response:
+    """Tell a load balancer the worker is up."""
+    return answer({"status": "ok"})
+
+
+@router.get("/api/v1/odds")
+def odds(  # keyword-only: the repeatable amounts have no default value of their own
+    *,
+    expression: str = Query(min_length=1, max_length=1000),
+    target: int | None = None,
+    dc: int | None = None,
+    adv: Amounts,
+    dis: Amounts,
+    median: bool = False,
+    eased: Amounts,
+    hindered: Amounts,
+    reroll: int = Query(default=0, ge=0, le=1000),
+    no_explode: bool = False,
+    vs: str | None = Query(default=None, max_length=1000),
+    vs_adv: Amounts,
+    vs_dis: Amounts,
+    vs_median: bool = False,
+    vs_eased: Amounts,
+    vs_hindered: Amounts,
+) -> Response:
+    """Return the exact odds of a roll, a check or an opposed check (the CLI's `odds --json`)."""
+    versus = (
+        None
+        if vs is None
+        else Side(vs, tuple(vs_adv), tuple(vs_dis), vs_median, tuple(vs_eased), tuple(vs_hindered))
+    )
+    query = OddsQuery(
+        Side(expression, tuple(adv), tuple(dis), median, tuple(eased), tuple(hindered)),
+        target=target,
+        dc=dc,
+        reroll=reroll,
+        exploding=not no_explode,
+        versus=versus,
+    )
+    return answer(odds_of(query).as_json())

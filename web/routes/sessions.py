@@ -1,0 +1,109 @@
+"""Sessions: open one, invite, join, show, members, reveal the seed, end."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.json import JsonObject
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+from diceledger.web.idempotent import HEADER as IDEMPOTENCY_KEY
+from diceledger.web.idempotent import run_once
+from diceledger.web.schemas import JoinRequest, NewInvite, NewSession
+
+router = APIRouter(prefix="/api/v1/sessions", tags=["sessions"])
+
+
+@router.post("", status_code=201)
+def open_session(body: NewSession, web: Services) -> Response:
+    """Open a session; its creator is the GM. The GM's token is shown this once."""
+    opened = web.access.open_session(body.title, body.name, not body.forbid_manual)
+    started = opened.started
+    return answer(
+        {
+            "session_id": started.session_id,
+            "title": started.title,
+            "gm": started.gm,
+            "gm_token": opened.gm_token,
+            "commitment": started.commitment,
+        },
+        201,
+    )
+
+
+@router.post("/{session_id}/join", status_code=201)
+def join(session_id: str, body: JoinRequest, request: Request, web: Services) -> Response:
+    """Join with an invite code; the player's token is shown this once.
+
+    Repeating the request with the same Idempotency-Key and code gives the same member a
+    fresh token (the first may have been lost on the way), never a second member.
+    """
+    web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
+    key = request.headers.get(IDEMPOTENCY_KEY)
+    joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
+    return answer({"player_token": joined.token, "name": joined.name, "role": joined.role}, 201)
+
+
+@router.get("/{session_id}")
+def show(session_id: str, member: Member, web: Services) -> Response:
+    """Return the session as its member may see it."""
+    return answer(web.app.session(member.member, session_id).view)
+
+
+@router.post("/{session_id}/seed/reveal")
+def reveal_seed(session_id: str, member: Member, request: Request, web: Services) -> Response:
+    """Reveal the current seed (GM) and commit to a new one."""
+
+    def revealed() -> JsonObject:
+        result = web.app.reveal_seed(member.member, session_id)
+        return {
+            "session_id": session_id,
+            "epoch": result.revealed.number,
+            "seed": result.revealed.seed,
+            "commitment": result.revealed.commitment,
+            "next_epoch": result.current.number,
+            "next_commitment": result.current.commitment,
+        }
+
+    return run_once(request, web, member.token_id, None, revealed)
+
+
+@router.post("/{session_id}/end")
+def end(session_id: str, member: Member, request: Request, web: Services) -> Response:
+    """End the session (GM): waiting rolls resolve as they stand, the seed is revealed."""
+
+    def ended() -> JsonObject:
+        epoch = web.app.end_session(member.member, session_id).last_epoch
+        return {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}
+
+    return run_once(request, web, member.token_id, None, ended)
+
+
+def invite_json(session_id: str, code: str, expires: str) -> JsonObject:
+    """Return an invite as the API shows it."""
+    return {
+        "session_id": session_id,
+        "invite_code": code,
+        "join_path": f"/join/{session_id}/{code}",
+        "expires_at": expires,
+    }
+
+
+@router.post("/{session_id}/invites", status_code=201)
+def create_invite(
+    session_id: str, member: Member, web: Services, body: NewInvite | None = None
+) -> Response:
+    """Create a single-use, expiring invite (GM). The code is shown this once.
+
+    Not replayed by Idempotency-Key: an answer holding a secret is never stored, and a
+    second invite made by a retry is harmless.
+    """
+    ttl = timedelta(minutes=(body or NewInvite()).expires_in_minutes)
+
+    made = web.access.invite(member, ttl)
+    return answer(invite_json(session_id, made.code, format_timestamp(made.expires_at)), 201)

@@ -1,0 +1,210 @@
+"""The JSON bodies the API accepts, and how each becomes a typed command.
+
+Field names follow the CLI's options (docs/api.md). Bodies with unknown fields are refused,
+so a misspelt option never passes silently.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind, Target
+from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Amount, CheckSide
+
+TEXT = 500  # titles, names, reasons, notes
+LABEL = 80
+SALT = 200
+EXPRESSION = 1000
+
+
+class Body(BaseModel):
+    """A request body: unknown fields are an error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Source(Body):
+    """One labelled source of Advantage, Disadvantage, Eased or Hindered."""
+
+    amount: int = Field(ge=0, le=MAX_AMOUNT)
+    label: str | None = Field(default=None, max_length=LABEL)
+
+    def domain(self) -> Amount:
+        """Return the domain's labelled amount."""
+        return Amount(self.amount, self.label)
+
+
+def amounts(sources: list[Source]) -> tuple[Amount, ...]:
+    """Return the sources as domain amounts."""
+    return tuple(source.domain() for source in sources)
+
+
+class NewSession(Body):
+    """POST /api/v1/sessions."""
+
+    title: str = Field(min_length=1, max_length=TEXT)
+    name: str = Field(default="GM", min_length=1, max_length=TEXT, description="The GM's name")
+    forbid_manual: bool = False
+
+
+class NewInvite(Body):
+    """POST /api/v1/sessions/{id}/invites."""
+
+    expires_in_minutes: int = Field(default=24 * 60, ge=1, le=7 * 24 * 60)
+
+
+class JoinRequest(Body):
+    """POST /api/v1/sessions/{id}/join."""
+
+    invite_code: str = Field(min_length=1, max_length=100)
+    name: str = Field(min_length=1, max_length=TEXT)
+    client_seed: str = Field(default="", max_length=TEXT)
+
+
+class OpposingSide(Body):
+    """The other side of an opposed check."""
+
+    name: str = Field(min_length=1, max_length=TEXT)
+    expression: str = Field(min_length=1, max_length=EXPRESSION)
+    adv: list[Source] = Field(default_factory=list, max_length=20)
+    dis: list[Source] = Field(default_factory=list, max_length=20)
+    eased: list[Source] = Field(default_factory=list, max_length=20)
+    hindered: list[Source] = Field(default_factory=list, max_length=20)
+
+
+class RollBody(Body):
+    """POST /api/v1/sessions/{id}/rolls: the fields of the CLI's roll commands."""
+
+    kind: Literal["roll", "effect", "damage", "check", "save", "opposed"]
+    expression: str = Field(min_length=1, max_length=EXPRESSION)
+    target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
+    dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
+    dc_label: str | None = Field(default=None, max_length=LABEL)
+    against: str | None = Field(default=None, max_length=TEXT)
+    adv: list[Source] = Field(default_factory=list, max_length=20)
+    dis: list[Source] = Field(default_factory=list, max_length=20)
+    median: bool = False
+    eased: list[Source] = Field(default_factory=list, max_length=20)
+    hindered: list[Source] = Field(default_factory=list, max_length=20)
+    reroll: int = Field(default=0, ge=0, le=1000)
+    reroll_scope: Literal["effect", "damage"] = "effect"
+    auto_reroll: bool = False
+    action: str | None = Field(default=None, max_length=LABEL)
+    blind: bool = False
+    for_: str | None = Field(default=None, alias="for", max_length=TEXT)
+    label: str | None = Field(default=None, max_length=LABEL)
+    salt: str = Field(default="", max_length=SALT)
+    faces: list[int] | None = Field(default=None, max_length=1000)
+    replaces: int | None = Field(default=None, ge=1)
+    no_explode: bool = False
+    vs: OpposingSide | None = None
+
+    def command(self, actor: str) -> cmd.RequestRoll | cmd.RequestOpposed:
+        """Return the typed command this body asks for."""
+        if self.kind == "opposed":
+            return self._opposed(actor)
+        if self.vs is not None:
+            raise InvalidInputError("'vs' is the other side of an opposed check only")
+        kind = RollKind.EFFECT if self.kind == "roll" else RollKind(self.kind)
+        return cmd.RequestRoll(
+            kind=kind,
+            expression=self.expression,
+            advantage=amounts(self.adv),
+            disadvantage=amounts(self.dis),
+            eased=amounts(self.eased),
+            hindered=amounts(self.hindered),
+            median=self.median,
+            exploding=not self.no_explode,
+            target=self._target(),
+            against=self.against,
+            action_id=self.action,
+            rerolls=self.reroll,
+            reroll_scope=RerollScope(self.reroll_scope),
+            auto_reroll=self.auto_reroll,
+            blind=self.blind,
+            on_behalf_of=self.for_,
+            label=self.label,
+            salt=self.salt,
+            faces=None if self.faces is None else tuple(self.faces),
+            replaces=self.replaces,
+        )
+
+    def _target(self) -> Target | None:
+        if self.target is not None and self.dc is not None:
+            raise InvalidInputError("give a target or a dc, not both")
+        if self.dc is not None:
+            return Target.dc(self.dc, self.dc_label)  # the domain derives the target (R4)
+        if self.dc_label is not None:
+            raise InvalidInputError("dc_label goes with dc")
+        return None if self.target is None else Target(self.target)
+
+    def _opposed(self, actor: str) -> cmd.RequestOpposed:
+        if self.vs is None:
+            raise InvalidInputError("an opposed check needs 'vs': the other side")
+        unused = {
+            "target": self.target,
+            "dc": self.dc,
+            "against": self.against,
+            "replaces": self.replaces,
+        }
+        given = sorted(name for name, value in unused.items() if value is not None)
+        if given or self.reroll or self.auto_reroll:
+            names = ", ".join(given + (["reroll"] if self.reroll or self.auto_reroll else []))
+            raise InvalidInputError(f"an opposed check takes no {names}")
+        side = CheckSide(
+            self.for_ or actor,
+            self.expression,
+            amounts(self.adv),
+            amounts(self.dis),
+            amounts(self.eased),
+            amounts(self.hindered),
+        )
+        other = self.vs
+        opponent = CheckSide(
+            other.name,
+            other.expression,
+            amounts(other.adv),
+            amounts(other.dis),
+            amounts(other.eased),
+            amounts(other.hindered),
+        )
+        return cmd.RequestOpposed(
+            side,
+            opponent,
+            median=self.median,
+            exploding=not self.no_explode,
+            action_id=self.action,
+            blind=self.blind,
+            on_behalf_of=self.for_,
+            label=self.label,
+            salt=self.salt,
+            faces=None if self.faces is None else tuple(self.faces),
+        )
+
+
+class RerollBody(Body):
+    """POST .../rolls/{roll}/reroll."""
+
+    dice: list[int] = Field(min_length=1, max_length=1000)
+    faces: list[int] | None = Field(default=None, max_length=1000)
+
+
+class DisputeBody(Body):
+    """POST .../rolls/{roll}/dispute."""
+
+    reason: str = Field(min_length=1, max_length=TEXT)
+
+
+class RulingBody(Body):
+    """POST .../rolls/{roll}/ruling."""
+
+    outcome: Literal["upheld", "voided"]
+    note: str | None = Field(default=None, max_length=TEXT)
+
+
+class MemberBody(Body):
+    """POST .../members/{name}/revoke and .../co-gm: no fields (the name is in the path)."""
