@@ -62,7 +62,7 @@ def replay(
     replayed = app.app().replay(app.actor, session_id, Moment(until_position, at))
     for line in replayed.lines:
         if app.json:
-            click.echo(json.dumps(line_json(line), ensure_ascii=False))
+            click.echo(json.dumps(line.as_json(), ensure_ascii=False))
         elif not line.hidden or line.event == "RollRequested":
             click.echo(line_text(line))
     if replayed.as_of is not None:
@@ -75,21 +75,6 @@ def replay(
             click.echo(json.dumps({"as_of": summary}, ensure_ascii=False))
         else:
             click.echo(standing_text(summary))
-
-
-def line_json(line: Line) -> dict[str, Any]:
-    """Return a timeline line as its JSON object (stable keys, see docs/statistics.md)."""
-    return {
-        "position": line.position,
-        "version": line.version,
-        "recorded_at": format_timestamp(line.recorded_at),
-        "actor": line.actor,
-        "event": line.event,
-        "roll_id": line.roll_id,
-        "hidden": line.hidden,
-        "text": line.text,
-        "detail": line.detail,
-    }
 
 
 def line_text(line: Line) -> str:

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import assert_never
 
 from diceledger.domain.dice.request import DC_BASE
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
@@ -36,6 +37,20 @@ class Line:
     hidden: bool
     text: str
     detail: JsonObject
+
+    def as_json(self) -> JsonObject:
+        """Return the line as the faces show it (replay --json, the HTTP replay and stream)."""
+        return {
+            "position": self.position,
+            "version": self.version,
+            "recorded_at": format_timestamp(self.recorded_at),
+            "actor": self.actor,
+            "event": self.event,
+            "roll_id": self.roll_id,
+            "hidden": self.hidden,
+            "text": self.text,
+            "detail": self.detail,
+        }
 
 
 def hidden_from(session: SessionState, viewer: str) -> frozenset[int]:

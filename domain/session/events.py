@@ -201,29 +201,8 @@ class SessionEnded(EventBase):
     by: str
 
 
-# The closed set of a session's events. Every fold matches on it exhaustively and ends in
-# ``assert_never``, so a new event type fails type-checking wherever a fold forgets it.
-Event: TypeAlias = (
-    SessionStarted
-    | PlayerJoined
-    | SeedCommitted
-    | RollRequested
-    | DiceRolled
-    | DieExploded
-    | DieRerolled
-    | RollAccepted
-    | RollResolved
-    | CheckResolved
-    | OpposedCheckTied
-    | RollDisputed
-    | DisputeResolved
-    | RollRevealed
-    | SeedRevealed
-    | SessionEnded
-)
-
-EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Event)}
-
+# What happens to the session as a whole.
+SessionWide: TypeAlias = SessionStarted | PlayerJoined | SeedCommitted | SeedRevealed | SessionEnded
 # The events that happen to one roll, after its request.
 RollFollowUp: TypeAlias = (
     DiceRolled
@@ -237,7 +216,11 @@ RollFollowUp: TypeAlias = (
     | DisputeResolved
     | RollRevealed
 )
-SessionWide: TypeAlias = SessionStarted | PlayerJoined | SeedCommitted | SeedRevealed | SessionEnded
+# The closed set of a session's events. Every fold matches on it exhaustively and ends in
+# ``assert_never``, so a new event type fails type-checking wherever a fold forgets it.
+Event: TypeAlias = SessionWide | RollRequested | RollFollowUp
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Event)}
 
 
 def roll_id_of(event: Event) -> int | None:

@@ -8,31 +8,14 @@ from typing import Literal
 from fastapi import APIRouter, Query
 from starlette.responses import Response, StreamingResponse
 
-from diceledger.domain.hashchain import format_timestamp
-from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.json import JsonValue
 from diceledger.domain.projections.tidy import reports_json, tidy_csv
-from diceledger.domain.projections.timeline import Line
 from diceledger.infra.app.results import Moment
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["reads"])
-
-
-def line_json(line: Line) -> JsonObject:
-    """Return a timeline line: the same keys as `replay --json`."""
-    return {
-        "position": line.position,
-        "version": line.version,
-        "recorded_at": format_timestamp(line.recorded_at),
-        "actor": line.actor,
-        "event": line.event,
-        "roll_id": line.roll_id,
-        "hidden": line.hidden,
-        "text": line.text,
-        "detail": line.detail,
-    }
 
 
 @router.get("/replay")
@@ -45,7 +28,7 @@ def replay(
 ) -> Response:
     """Return the session as it happened, or as it stood at a store position or a time."""
     result = web.app.replay(member.member, session_id, Moment(until_position, at))
-    lines: list[JsonValue] = [line_json(line) for line in result.lines]
+    lines: list[JsonValue] = [line.as_json() for line in result.lines]
     return answer({"session_id": session_id, "lines": lines, "as_of": result.as_of})
 
 
