@@ -12,10 +12,15 @@ one-line message and an exit code, never a traceback.
     │   └── ExplosionChainError  a chain past the cap: a broken random source (R12)
     ├── CommandRefusedError      a session command refused; nothing is appended
     │   ├── NotFoundError        unknown session, roll or member
-    │   └── PermissionDeniedError  not a member, not the GM
+    │   ├── PermissionDeniedError  not a member, not the GM
+    │   └── InvalidInputError    text or a value the session cannot take (control
+    │                            characters, over its limit, a look-alike name)
     ├── StoreError               the event store cannot do what was asked
     │   ├── ConcurrencyError     expected version differs from the stream's (retryable)
-    │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout
+    │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout,
+    │   │   │                    not a database or a damaged one
+    │   │   ├── SchemaNewerError   the database was written by a newer diceledger
+    │   │   └── ReadOnlyError      the database may be read but not written
     │   ├── SchemaOutdatedError  the database is behind the code; run `db upgrade`
     │   └── IntegrityError       a stored or imported log fails its own checks
     └── VerificationError        a session or export fails `verify`
@@ -74,6 +79,10 @@ class PermissionDeniedError(CommandRefusedError):
     """The actor may not do this (not a member, not the GM)."""
 
 
+class InvalidInputError(CommandRefusedError):
+    """A value the session cannot take: bad characters, over its limit, a look-alike."""
+
+
 class StoreError(DiceledgerError):
     """The event store cannot do what was asked."""
 
@@ -84,6 +93,14 @@ class ConcurrencyError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The database is unreachable, misnamed or locked past the timeout."""
+
+
+class SchemaNewerError(StoreUnavailableError):
+    """The database schema is at a revision this release does not know (a newer one)."""
+
+
+class ReadOnlyError(StoreUnavailableError):
+    """The database can be read but not written (a read-only file or transaction)."""
 
 
 class SchemaOutdatedError(StoreError):
