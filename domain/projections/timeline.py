@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll, SessionState, evolve
@@ -86,7 +87,9 @@ def describe(state: SessionState, event: ev.Event) -> str:
         case ev.SeedRevealed():
             return f"seed epoch {event.epoch} revealed by {event.by}: {event.seed}"
         case ev.SessionEnded():
-            return f"session ended by {event.by}"
+            until = state.disputes_until
+            window = f"; disputes taken until {format_timestamp(until)}" if until else ""
+            return f"session ended by {event.by}{window}"
         case ev.RollRequested():
             return f"#{event.roll_id} {_request(event)}"
     assert roll is not None

@@ -198,7 +198,15 @@ class SeedRevealed(Event):
 
 @dataclass(frozen=True, slots=True)
 class SessionEnded(Event):
+    """The end; disputes stay open ``dispute_window`` seconds after ``ended_at`` (ISO UTC).
+
+    Version 1 had neither field: no dispute could be raised after the end.
+    """
+
+    schema_version: ClassVar[int] = 2
     by: str
+    ended_at: str | None = None
+    dispute_window: int = 0
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
