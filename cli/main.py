@@ -6,6 +6,7 @@ import click
 
 from diceledger.cli.context import AppContext, default_actor
 from diceledger.cli.lazy import LazyGroup
+from diceledger.cli.output import shown
 from diceledger.domain import __version__
 from diceledger.domain.errors import DiceledgerError
 
@@ -17,12 +18,14 @@ class DiceledgerGroup(LazyGroup):
         try:
             return super().invoke(ctx)
         except DiceledgerError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(shown(error)) from None
         except OSError as error:
             # A file named on the command line (an export, a CSV, an import) that cannot
             # be opened or written; the store itself reports through DiceledgerError.
             where = f" {error.filename}" if error.filename else ""
-            raise click.ClickException(f"cannot use{where}: {error.strerror or error}") from None
+            raise click.ClickException(
+                shown(f"cannot use{where}: {error.strerror or error}")
+            ) from None
 
 
 @click.group(cls=DiceledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})

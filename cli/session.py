@@ -7,10 +7,12 @@ from dataclasses import asdict
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.options import SESSION
-from diceledger.cli.output import emit_json
+from diceledger.cli.options import SESSION, WholeNumber
+from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import members_text, roll_text
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import PlayerJoined
 from diceledger.domain.session.views import session_view
 
 
@@ -43,7 +45,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
             }
         )
         return
-    click.echo(f"started {state.session_id} '{state.title}' (GM {state.creator})")
+    click.echo(shown(f"started {state.session_id} '{state.title}' (GM {state.creator})"))
     click.echo(f"seed commitment, epoch 1: {state.epoch.commitment}")
 
 
@@ -63,11 +65,13 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
     outcome = app.services().sessions.execute(session_id, app.actor, command)
-    member = outcome.state.members[command.name]
+    # The name as the session keeps it (normalised), not necessarily as typed.
+    joined = next(e for _, e in outcome.appended if isinstance(e, PlayerJoined))
+    member = outcome.state.members[joined.name]
     if app.json:
         emit_json({"session_id": session_id, "name": member.name, "role": member.role})
         return
-    click.echo(f"{member.name} joined {session_id} as {member.role}")
+    click.echo(shown(f"{member.name} joined {session_id} as {member.role}"))
 
 
 @session.command("list")
@@ -81,8 +85,15 @@ def list_sessions(app: AppContext) -> None:
       diceledger session list
     """
     from diceledger.cli.projections import directory_caught_up
+    from diceledger.domain.errors import ReadOnlyError
 
-    rows = [asdict(entry) for entry in directory_caught_up(app).entries()]
+    try:
+        entries = list(directory_caught_up(app).entries())
+    except ReadOnlyError:  # a store that may only be read: list it from the log itself
+        from diceledger.infra.projections.directory import folded_entries
+
+        entries = folded_entries(app.services().store)
+    rows = [asdict(entry) for entry in entries]
     if app.json:
         emit_json(rows)
         return
@@ -91,8 +102,10 @@ def list_sessions(app: AppContext) -> None:
     for row in rows:
         status = "ended" if row["ended"] else "open"
         click.echo(
-            f"{row['session_id']}  {row['title']}  GM {row['gm']}  "
-            f"{row['members']} members, {row['rolls']} rolls, {status}"
+            shown(
+                f"{row['session_id']}  {row['title']}  GM {row['gm']}  "
+                f"{row['members']} members, {row['rolls']} rolls, {status}"
+            )
         )
 
 
@@ -112,31 +125,50 @@ def show(app: AppContext, session_id: str) -> None:
         emit_json(session_view(state, app.actor))
         return
     status = "ended" if state.ended else "open"
-    click.echo(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}")
+    click.echo(shown(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}"))
     click.echo(f"members: {members_text(state)}")
     for epoch in state.epochs:
-        shown = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
-        click.echo(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {shown}")
+        seed = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
+        click.echo(shown(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {seed}"))
     for roll in state.rolls.values():
         click.echo(roll_text(state, roll, app.actor))
 
 
 @session.command("end")
 @SESSION
+@click.option(
+    "--dispute-days",
+    type=WholeNumber(min=0, max=365),
+    default=7,
+    show_default=True,
+    help="How many days players may still dispute rolls (now that the seed is out).",
+)
 @json_option
 @pass_app
-def end(app: AppContext, session_id: str) -> None:
+def end(app: AppContext, session_id: str, dispute_days: int) -> None:
     """End a session (GM only); waiting rolls resolve as they stand and the seed is revealed.
+
+    Disputes, and the GM's rulings on them, stay open for --dispute-days after the end:
+    the revealed seed is what lets players check their dice.
 
     \b
     Example:
-      diceledger --as gm session end tomb-of-ash-1a2b3c
+      diceledger --as gm session end tomb-of-ash-1a2b3c --dispute-days 3
     """
-    outcome = app.services().sessions.end(session_id, app.actor)
-    epoch = outcome.state.epochs[-1]
+    outcome = app.services().sessions.end(session_id, app.actor, dispute_days * 86400)
+    state = outcome.state
+    epoch = state.epochs[-1]
+    until = format_timestamp(state.disputes_until) if state.disputes_until else None
     if app.json:
         emit_json(
-            {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}
+            {
+                "session_id": session_id,
+                "ended": True,
+                "epoch": epoch.number,
+                "seed": epoch.seed,
+                "disputes_until": until,
+            }
         )
         return
-    click.echo(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}")
+    click.echo(shown(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}"))
+    click.echo(f"disputes open until {until}")

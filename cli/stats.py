@@ -5,14 +5,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.output import shown
 from diceledger.cli.projections import caught_up
 from diceledger.domain.errors import NotFoundError
-from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport, player_reports
+from diceledger.domain.projections.report import (
+    ACROSS_SESSIONS,
+    PlayerReport,
+    Visible,
+    player_reports,
+)
 from diceledger.domain.projections.tidy import COLUMNS, report_json, tidy_rows
 
 
@@ -50,13 +57,21 @@ def stats(
     Example:
       diceledger --as gm stats --session tomb-of-ash-1a2b3c --format csv -o tomb.csv
     """
-    from diceledger.infra.projections.queries import has_session, visible_counters
+    from diceledger.domain.errors import ReadOnlyError
+    from diceledger.infra.projections.queries import (
+        folded_counters,
+        has_session,
+        visible_counters,
+    )
 
-    projection = caught_up(app)
-    engine = projection.engine
-    if session_id is not None and not has_session(engine, session_id):
+    try:
+        engine = caught_up(app).engine
+        known = session_id is None or has_session(engine, session_id)
+        counters: Iterable[Visible] = visible_counters(engine, app.actor, session_id, player)
+    except ReadOnlyError:  # a store that may only be read: count from the log itself
+        known, counters = folded_counters(app.services().store, app.actor, session_id, player)
+    if not known:
         raise NotFoundError(f"unknown session '{session_id}'")
-    counters = visible_counters(engine, app.actor, session_id, player)
     reports = player_reports(counters, session_id, player)
     if app.json:
         format_ = "json"
@@ -66,7 +81,7 @@ def stats(
         return
     with open(output, "w", encoding="utf-8", newline="") as file:
         file.write(text)
-    click.echo(f"wrote {len(reports)} player reports to {output}", err=True)
+    click.echo(shown(f"wrote {len(reports)} player reports to {output}"), err=True)
 
 
 def render(reports: list[PlayerReport], format_: str, viewer: str) -> str:
@@ -98,7 +113,7 @@ def table_text(report: PlayerReport) -> str:
     rolls, outcomes, luck = g["rolls"], g["outcomes"], g["luck"]
     kinds = ", ".join(f"{k} {v}" for k, v in rolls.items() if k != "total" and v)
     lines = [
-        f"{report.player} in {where}",
+        shown(f"{report.player} in {where}"),
         f"  rolls {rolls['total']}" + (f" ({kinds})" if kinds else ""),
     ]
     if outcomes["made"]:

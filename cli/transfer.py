@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.output import emit_json
+from diceledger.cli.output import emit_json, shown
 from diceledger.domain.errors import PermissionDeniedError
 
 
@@ -39,10 +39,23 @@ def export(app: AppContext, session_id: str, output: str) -> None:
             "only a GM may export a session whose blind rolls are not all revealed"
         )
     count = write_export(services.store.read_stream(session_id), output)
+    if not state.ended:
+        # Its seed stays in this store's vault: a copy imported elsewhere can be verified
+        # and replayed, but no one can roll in it there.
+        click.echo(
+            shown(
+                f"warning: {session_id} is still open and its seed stays in this store; "
+                "the imported copy can be verified and replayed but not played on "
+                "(end the session here first to move it whole)"
+            ),
+            err=True,
+        )
     if app.json:
-        emit_json({"session_id": session_id, "events": count, "file": output})
+        emit_json(
+            {"session_id": session_id, "events": count, "file": output, "open": not state.ended}
+        )
         return
-    click.echo(f"exported {count} events of {session_id} to {output}")
+    click.echo(shown(f"exported {count} events of {session_id} to {output}"))
 
 
 @click.command("import")
@@ -67,5 +80,8 @@ def import_(app: AppContext, path: str) -> None:
         emit_json({"file": path, "events": lines, "appended": appended})
         return
     click.echo(
-        f"imported {path}: {lines} events, {appended} appended, {lines - appended} already present"
+        shown(
+            f"imported {path}: {lines} events, {appended} appended, "
+            f"{lines - appended} already present"
+        )
     )

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.projections.facts import CHECKS
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.state import AWAITING, SessionState
+from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.session.views import replay_total
+
+
+def _total_so_far(roll: Roll) -> int | None:
+    """Return a waiting roll's total, or None if the moment falls before all its dice."""
+    try:
+        return replay_total(roll)
+    except DiceledgerError:
+        return None  # a position inside the command: the request is there, not yet its dice
 
 
 def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[str, Any]:
@@ -42,7 +51,7 @@ def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> dict[
                 "roll_id": roll.roll_id,
                 "player": roll.request.on_behalf_of,
                 "kind": roll.request.kind,
-                "total_so_far": replay_total(roll),
+                "total_so_far": _total_so_far(roll),
             }
             for roll in visible
             if roll.status == AWAITING
