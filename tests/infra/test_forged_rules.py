@@ -177,6 +177,17 @@ def a_boolean_for_a_number(records: list[RecordedEvent]) -> tuple[list[RecordedE
     return changed(records, at, roll_id=True), at
 
 
+def a_title_that_clears_the_screen(
+    records: list[RecordedEvent],
+) -> tuple[list[RecordedEvent], int]:
+    return changed(records, 0, title="Tomb\x1b[2J\x1b[H"), 0
+
+
+def a_name_with_a_trailing_space(records: list[RecordedEvent]) -> tuple[list[RecordedEvent], int]:
+    at = find(records, "PlayerJoined", name="bob")
+    return changed(records, at, name="bob "), at
+
+
 FORGERIES: dict[str, tuple[Forgery, str]] = {
     "a reroll with no allowance left": (reroll_past_the_allowance, "already resolved"),
     "two rerolls on an allowance of one": (two_rerolls_on_an_allowance_of_one, "2 rerolls asked"),
@@ -192,6 +203,8 @@ FORGERIES: dict[str, tuple[Forgery, str]] = {
     "an epoch never committed": (epoch_not_committed, "epoch 2"),
     "another member's client seed": (client_seed_of_another, "client seed"),
     "a boolean for a number": (a_boolean_for_a_number, "expected int, got bool"),
+    "a title that clears the screen": (a_title_that_clears_the_screen, "U+001B"),
+    "a name with a trailing space": (a_name_with_a_trailing_space, "name is 'bob '"),
 }
 
 
