@@ -93,10 +93,14 @@ def test_every_hostile_text_field_is_refused_on_the_command_line(
     assert "at most 200" in ledger.refused("ann", *against)
 
 
-def test_an_error_quoting_what_was_typed_is_escaped(ledger: Ledger, table: str) -> None:
+def test_an_error_quoting_what_was_typed_is_escaped_and_kept_short(
+    ledger: Ledger, table: str
+) -> None:
     error = ledger.refused("ann", "session", "show", "no-such\x1b[2J")
     assert error == "unknown session 'no-such\\x1b[2J'; `diceledger session list` shows yours"
     assert "\\x1b" in ledger.misused("ann", "roll", table, "1d6", "--faces", "\x1b")
+    long = ledger.refused("x" * 100_000, "roll", table, "1d6")
+    assert len(long) < 1100 and long.endswith(" more characters)")
 
 
 def test_text_written_before_the_checks_is_escaped_on_every_output(

@@ -16,8 +16,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from sqlalchemy.engine import Engine
 
 from diceledger.cli.registry import COMMANDS
+from diceledger.infra import db
+from diceledger.infra.projections import wiring
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import SeedVault
 from tests.cli.conftest import Ledger
 
 VALUES = [
@@ -144,13 +149,11 @@ def test_the_sweep_covers_every_command_of_the_registry() -> None:
     assert swept == set(COMMANDS) | {"import"} - {"import_"}
 
 
-def test_every_command_with_hostile_values_and_files_refuses_cleanly_and_appends_nothing(
-    ledger: Ledger, table: str, tmp_path: Path
-) -> None:
+def sweep(ledger: Ledger, table: str, files: list[Path], actors: list[str]) -> int:
+    """Run every template with every value and file as each actor; return how many runs."""
     ledger.ok("ann", "check", table, "1d20+2", "--target", "12", "--faces", "15")
-    files = hostile_files(tmp_path / "hostile")
     runs = 0
-    for template, actor in itertools.product(TEMPLATES, ["gm", "ann\x1b[31m"]):
+    for template, actor in itertools.product(TEMPLATES, actors):
         for args in expand(template, table, files):
             before = ledger.store.head_position()
             result = ledger.run(actor, *args)
@@ -158,8 +161,46 @@ def test_every_command_with_hostile_values_and_files_refuses_cleanly_and_appends
             if result.exit_code != 0:
                 assert ledger.store.head_position() == before, args
             runs += 1
-    assert runs > 700
     assert ledger.ok("gm", "verify", table).startswith(f"session {table}:")
+    return runs
+
+
+def test_every_command_with_hostile_values_and_files_refuses_cleanly_and_appends_nothing(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    files = hostile_files(tmp_path / "hostile")
+    assert sweep(ledger, table, files, ["gm", "ann\x1b[31m"]) > 700
+
+
+@pytest.fixture
+def postgres_ledger(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ledger]:
+    """A ledger on PostgreSQL whose commands share one engine, disposed at the end."""
+    db.upgrade(postgres_url)
+    engines: dict[str, Engine] = {}
+    build = db.make_engine
+
+    def shared(url: str, *args: object, **kwargs: object) -> Engine:
+        if url not in engines:
+            engines[url] = build(url)
+        return engines[url]
+
+    monkeypatch.setattr(db, "make_engine", shared)
+    monkeypatch.setattr(wiring, "make_engine", shared)
+    engine = shared(postgres_url)
+    try:
+        yield Ledger(postgres_url, SqlEventStore(engine), SeedVault(engine))
+    finally:
+        for made in engines.values():
+            made.dispose()
+
+
+def test_the_sweep_holds_on_postgresql(postgres_ledger: Ledger, tmp_path: Path) -> None:
+    ledger = postgres_ledger
+    table = ledger.data("gm", "session", "start", "Tomb of Ash")["session_id"]
+    ledger.ok("ann", "session", "join", table)
+    ledger.ok("bob", "session", "join", table)
+    files = hostile_files(tmp_path / "hostile")
+    assert sweep(ledger, table, files, ["gm"]) > 350
 
 
 @pytest.mark.parametrize(
