@@ -30,9 +30,17 @@ def _session_ended_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "ended_at": None, "dispute_window": 0}
 
 
+def _decided_at_unknown(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 disputes and rulings did not record when they were decided; none could be
+    # made after the end then, so no window ever needs their time.
+    return {**data, "at": None}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SessionStarted", 1): _session_started_v1_to_v2,
     ("SessionEnded", 1): _session_ended_v1_to_v2,
+    ("RollDisputed", 1): _decided_at_unknown,
+    ("DisputeResolved", 1): _decided_at_unknown,
 }
 
 

@@ -117,7 +117,7 @@ def end_session(state: SessionState, command: cmd.EndSession, ctx: Context) -> l
         if roll.status == AWAITING:
             events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0))
             events.append(resolution(roll.request, replay_state(roll)))
-    ended_at = format_timestamp(ctx.now) if ctx.now is not None else None
+    ended_at = _moment(ctx)
     window = command.dispute_window if ended_at is not None else 0
     return [
         *events,
@@ -142,7 +142,7 @@ def open_dispute(state: SessionState, command: cmd.OpenDispute, ctx: Context) ->
         raise RollError(f"roll {roll.roll_id} is already void")
     if roll.open_dispute:
         raise RollError(f"roll {roll.roll_id} already has an open dispute")
-    return [ev.RollDisputed(roll.roll_id, ctx.actor, reason)]
+    return [ev.RollDisputed(roll.roll_id, ctx.actor, reason, _moment(ctx))]
 
 
 def resolve_dispute(
@@ -157,4 +157,12 @@ def resolve_dispute(
     if command.outcome not in ("upheld", "voided"):
         raise RollError("a dispute is either upheld or voided")
     check_optional(command.note, "a note", MAX_TEXT)
-    return [ev.DisputeResolved(roll.roll_id, ctx.actor, command.outcome, command.note)]
+    ruling = ev.DisputeResolved(
+        roll.roll_id, ctx.actor, command.outcome, command.note, _moment(ctx)
+    )
+    return [ruling]
+
+
+def _moment(ctx: Context) -> str | None:
+    """Return when the command is decided, as the log records times (None if not told)."""
+    return format_timestamp(ctx.now) if ctx.now is not None else None

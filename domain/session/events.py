@@ -170,17 +170,26 @@ class OpposedCheckTied(Event):
 
 @dataclass(frozen=True, slots=True)
 class RollDisputed(Event):
+    """A dispute; ``at`` is when it was decided (ISO UTC), which the window after the end
+    is judged by. Version 1 had no ``at``."""
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     by: str
     reason: str
+    at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class DisputeResolved(Event):
+    """A ruling; ``at`` as for RollDisputed (version 1 had none)."""
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     by: str
     outcome: str  # "upheld" | "voided"
     note: str | None
+    at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

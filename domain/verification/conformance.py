@@ -50,14 +50,6 @@ _NEVER_FIRST: dict[type[ev.Event], str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
-    """One event of the log with the time it was recorded."""
-
-    event: ev.Event
-    recorded_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
 class Matched:
     """The next ``count`` events are exactly what one command gives."""
 
@@ -131,11 +123,13 @@ def _never_alike(name: str, other: str) -> bool:
     return False
 
 
-def _roll_run(upcoming: Sequence[Step], start: int, roll_id: int, final: bool) -> tuple[Run, bool]:
+def _roll_run(
+    upcoming: Sequence[ev.Event], start: int, roll_id: int, final: bool
+) -> tuple[Run, bool]:
     """Return the dice of the roll's events from ``start`` on, and whether the run ended."""
     run: Run = []
     for at in range(start, len(upcoming)):
-        event = upcoming[at].event
+        event = upcoming[at]
         if not isinstance(event, ROLL_EVENTS) or event.roll_id != roll_id:
             return run, True
         if isinstance(event, ev.DiceRolled):
@@ -145,7 +139,7 @@ def _roll_run(upcoming: Sequence[Step], start: int, roll_id: int, final: bool) -
     return run, final
 
 
-def _context(attempt: _Attempt, upcoming: Sequence[Step], final: bool) -> Context:
+def _context(attempt: _Attempt, upcoming: Sequence[ev.Event], final: bool) -> Context:
     if attempt.roll_id is None:
         return Context(attempt.actor, now=attempt.now, lookalike=_never_alike)
     run, complete = _roll_run(upcoming, attempt.run_from, attempt.roll_id, final)
@@ -163,7 +157,7 @@ def _context(attempt: _Attempt, upcoming: Sequence[Step], final: bool) -> Contex
 
 
 def _request(
-    head: ev.RollRequested, upcoming: Sequence[Step], final: bool
+    head: ev.RollRequested, upcoming: Sequence[ev.Event], final: bool
 ) -> list[_Attempt] | None:
     faces = () if head.manual else None
     side = head.side
@@ -214,44 +208,65 @@ def _request(
     return attempts
 
 
-def _reroll(state: SessionState, head: ev.DieRerolled, upcoming: Sequence[Step]) -> _Attempt:
+def _reroll(
+    state: SessionState, head: ev.DieRerolled, upcoming: Sequence[ev.Event], final: bool
+) -> _Attempt | None:
+    """Read a reroll command: the dice it replaced, all drawn under the head's nonce."""
     roll = state.rolls.get(head.roll_id)
     nonce = head.die.nonce
     replaced = []
-    for step in upcoming:
-        event = step.event
-        if not isinstance(event, ev.DieRerolled | ev.DieExploded) or event.roll_id != head.roll_id:
+    for event in upcoming:
+        if not isinstance(event, ev.DieRerolled | ev.DieExploded):
             break
-        if event.die.nonce != nonce:
+        if event.roll_id != head.roll_id or event.die.nonce != nonce:
             break
         if isinstance(event, ev.DieRerolled):
             replaced.append(event.replaced)
+    else:
+        if not final:
+            return None  # more dice of this command may follow
     faces = () if head.die.source == Provenance.MANUAL else None
     actor = roll.request.roller if roll is not None else ""
     return _Attempt(actor, cmd.Reroll(head.roll_id, tuple(replaced), faces), None, head.roll_id, 0)
 
 
-def _end(upcoming: Sequence[Step], start: int) -> _Attempt | None:
-    """Return the reading of the events from ``start`` as the end, if they reach it."""
-    for at in range(start, len(upcoming) - 1):
-        revealed, ended = upcoming[at].event, upcoming[at + 1].event
+_CUT = "the log ends inside the command that begins here"
+
+
+def _end(upcoming: Sequence[ev.Event], start: int) -> _Attempt | str | None:
+    """Read the events from ``start`` as the end, if they are one.
+
+    Returns the reading, ``_CUT`` when the events run out before the end's last two
+    (SeedRevealed, SessionEnded), or None when another event shows they are no end.
+    """
+    for at in range(start, len(upcoming)):
+        revealed = upcoming[at]
+        ended = upcoming[at + 1] if at + 1 < len(upcoming) else None
         if isinstance(revealed, ev.SeedRevealed) and isinstance(ended, ev.SessionEnded):
             now = parse_timestamp(ended.ended_at) if ended.ended_at is not None else None
             command = cmd.EndSession(bytes.fromhex(revealed.seed), ended.dispute_window)
             return _Attempt(ended.by, command, now)
+        if ended is None and isinstance(revealed, ev.SeedRevealed):
+            return _CUT
         if not isinstance(revealed, ev.RollAccepted | ev.RollResolved | ev.CheckResolved):
             return None
-    return None
+    return _CUT
 
 
-def _attempts(state: SessionState, upcoming: Sequence[Step], final: bool) -> list[_Attempt] | None:
+def _decided_at(at: str | None) -> datetime | None:
+    return parse_timestamp(at) if at is not None else None
+
+
+def _attempts(
+    state: SessionState, upcoming: Sequence[ev.Event], final: bool
+) -> list[_Attempt] | None:
     """Return the readings of the next events as a command; None until more are read."""
-    head, now = upcoming[0].event, upcoming[0].recorded_at
+    head = upcoming[0]
     short = len(upcoming) < 2 and not final
     if isinstance(head, ev.SessionStarted):
         if len(upcoming) < 3 and not final:
             return None
-        third = upcoming[2].event if len(upcoming) > 2 else None
+        third = upcoming[2] if len(upcoming) > 2 else None
         commitment = third.commitment if isinstance(third, ev.SeedCommitted) else ""
         start = cmd.StartSession(head.session_id, head.title, commitment, head.manual_dice_allowed)
         return [_Attempt(head.gm, start)]
@@ -261,33 +276,40 @@ def _attempts(state: SessionState, upcoming: Sequence[Step], final: bool) -> lis
     if isinstance(head, ev.RollRequested):
         return _request(head, upcoming, final)
     if isinstance(head, ev.DieRerolled):
-        return [_reroll(state, head, upcoming)]
+        reroll = _reroll(state, head, upcoming, final)
+        return None if reroll is None else [reroll]
     if isinstance(head, ev.RollAccepted):
+        accept = _Attempt(head.by, cmd.Accept(head.roll_id))
         end = _end(upcoming, 0)
-        if end is None and not final:
-            return [_Attempt(head.by, cmd.Accept(head.roll_id)), _WAIT]
-        return [_Attempt(head.by, cmd.Accept(head.roll_id))] + ([end] if end else [])
+        if isinstance(end, _Attempt):
+            return [accept, end]
+        if end is _CUT:  # perhaps an end that closes waiting rolls: wait for the rest of it
+            return [accept, _WAIT if not final else _CUT_SHORT]
+        return [accept]
     if isinstance(head, ev.SeedRevealed):
         if short:
             return None
         end = _end(upcoming, 0)
-        if end is not None:
+        if isinstance(end, _Attempt):
             return [end]
-        following = upcoming[1].event if len(upcoming) > 1 else None
+        following = upcoming[1] if len(upcoming) > 1 else None
         commitment = following.commitment if isinstance(following, ev.SeedCommitted) else ""
         return [_Attempt(head.by, cmd.RevealSeed(bytes.fromhex(head.seed), commitment))]
     if isinstance(head, ev.RollDisputed):
-        return [_Attempt(head.by, cmd.OpenDispute(head.roll_id, head.reason), now)]
+        dispute = cmd.OpenDispute(head.roll_id, head.reason)
+        return [_Attempt(head.by, dispute, _decided_at(head.at))]
     if isinstance(head, ev.DisputeResolved):
         ruling = cmd.ResolveDispute(head.roll_id, head.outcome, head.note)
-        return [_Attempt(head.by, ruling, now)]
+        return [_Attempt(head.by, ruling, _decided_at(head.at))]
     if isinstance(head, ev.RollRevealed):
         return [_Attempt(head.by, cmd.RevealRoll(head.roll_id))]
     return []
 
 
-# Stands for a reading that needs more of the log before it can be tried.
+# Stand for a reading that needs more of the log before it can be tried, and for one
+# the log ended before.
 _WAIT = _Attempt("", cmd.Accept(0))
+_CUT_SHORT = _Attempt("", cmd.Accept(0))
 
 
 def _shown(value: object) -> str:
@@ -333,7 +355,7 @@ def difference(logged: ev.Event, expected: ev.Event) -> str:
 
 
 def _compare(
-    events: list[ev.Event], upcoming: Sequence[Step], final: bool
+    events: list[ev.Event], upcoming: Sequence[ev.Event], final: bool
 ) -> Matched | Violation | None:
     for at, expected in enumerate(events):
         if at >= len(upcoming):
@@ -342,15 +364,15 @@ def _compare(
             return Violation(
                 len(upcoming) - 1, f"the log ends before the {_where(expected)} the rules give"
             )
-        if upcoming[at].event != expected:
-            return Violation(at, difference(upcoming[at].event, expected))
+        if upcoming[at] != expected:
+            return Violation(at, difference(upcoming[at], expected))
     return Matched(len(events))
 
 
 def _try(
-    state: SessionState, attempt: _Attempt, upcoming: Sequence[Step], final: bool
+    state: SessionState, attempt: _Attempt, upcoming: Sequence[ev.Event], final: bool
 ) -> Matched | Violation | None:
-    head = type(upcoming[0].event).__name__
+    head = type(upcoming[0]).__name__
     try:
         events = decide(state, attempt.command, _context(attempt, upcoming, final))
     except _NeedMore:
@@ -363,14 +385,14 @@ def _try(
 
 
 def match_command(
-    state: SessionState, upcoming: Sequence[Step], final: bool
+    state: SessionState, upcoming: Sequence[ev.Event], final: bool
 ) -> Matched | Violation | None:
     """Match the log's next events against one command decided again on ``state``.
 
     Returns None when the events so far end inside the command (read more, or call again
     with ``final`` once the log has ended).
     """
-    head = upcoming[0].event
+    head = upcoming[0]
     try:
         attempts = _attempts(state, upcoming, final)
     except ValueError as error:  # a revealed seed that is not hex, a time that is no time
@@ -384,6 +406,8 @@ def match_command(
     for attempt in attempts:
         if attempt is _WAIT:
             return None
+        if attempt is _CUT_SHORT:
+            return Violation(len(upcoming) - 1, _CUT)
         outcome = _try(state, attempt, upcoming, final)
         if outcome is None:
             return None

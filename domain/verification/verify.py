@@ -21,7 +21,7 @@ from diceledger.domain.hashchain import ChainVerifier
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import SessionState, evolve
-from diceledger.domain.verification.conformance import Matched, Step, match_command
+from diceledger.domain.verification.conformance import Matched, match_command
 from diceledger.domain.verification.derivation import matches, rederive
 from diceledger.domain.verification.outcomes import check_roll
 from diceledger.domain.verification.report import Failure, Report
@@ -101,8 +101,8 @@ class _Verifier:
         while self.pending and not self.stopped:
             count, violation = len(self.pending), None
             if self.rules_checked:
-                steps = [Step(event, record.recorded_at) for record, event in self.pending]
-                outcome = match_command(self.state, steps, final)
+                events = [event for _, event in self.pending]
+                outcome = match_command(self.state, events, final)
                 if outcome is None:
                     return  # the command goes on past the events read so far
                 if isinstance(outcome, Matched):
