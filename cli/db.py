@@ -7,7 +7,14 @@ import json
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.infra.db import current_revision, head_revision, make_engine, resolve_url, upgrade
+from diceledger.infra.db import (
+    current_revision,
+    head_revision,
+    make_engine,
+    resolve_url,
+    schema_status,
+    upgrade,
+)
 
 
 @click.group("db")
@@ -56,9 +63,10 @@ def _report(app: AppContext, url: str, action: str | None) -> None:
             "revision": current,
             "head": head,
             "is_head": current == head,
+            "status": schema_status(current),
         }
         click.echo(json.dumps(document))
         return
-    state = "up to date" if current == head else f"behind; the code needs {head}"
+    state = schema_status(current)
     prefix = f"{action}: " if action else ""
     click.echo(f"{prefix}schema revision {current or 'none'} ({state})")

@@ -8,7 +8,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import ROLL, SESSION
-from diceledger.cli.output import emit_json
+from diceledger.cli.output import emit_json, shown
 from diceledger.domain.session import commands as cmd
 
 
@@ -37,8 +37,10 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
         )
         return
     click.echo(
-        f"roll {roll_id} disputed by {app.actor}; the GM can run "
-        f"`diceledger dispute review {session_id} {roll_id}`"
+        shown(
+            f"roll {roll_id} disputed by {app.actor}; the GM can run "
+            f"`diceledger dispute review {session_id} {roll_id}`"
+        )
     )
 
 
@@ -63,11 +65,11 @@ def review(app: AppContext, session_id: str, roll_id: int) -> None:
 
 def _print_review(report: dict[str, Any]) -> None:
     click.echo(
-        f"roll {report['roll_id']} of {report['session_id']}: {report['status']}"
+        shown(f"roll {report['roll_id']} of {report['session_id']}: {report['status']}")
         + (" (void)" if report["voided"] else "")
     )
     for d in report["disputes"]:
-        click.echo(f"  disputed by {d['by']}: {d['reason']}")
+        click.echo(shown(f"  disputed by {d['by']}: {d['reason']}"))
     click.echo("dice, in draw order:")
     for die in report["dice"]:
         where = (
@@ -87,7 +89,7 @@ def _print_review(report: dict[str, Any]) -> None:
         )
     click.echo("resolution (R14):")
     for step in report["steps"]:
-        click.echo(f"  {step}")
+        click.echo(f"  {shown(step)}")
     click.echo("in the log:")
     for event in report["events"]:
         click.echo(
@@ -99,7 +101,7 @@ def _print_review(report: dict[str, Any]) -> None:
         if report["roll_verified"]
         else ("DOES NOT resolve again: " + "; ".join(report["roll_problems"]))
     )
-    click.echo(f"this roll: {verdict}")
+    click.echo(shown(f"this roll: {verdict}"))
     session = report["session_verification"]
     first = session["first_failure"]
     click.echo(
@@ -107,7 +109,7 @@ def _print_review(report: dict[str, Any]) -> None:
         + (
             "verified"
             if first is None
-            else f"FAILED at position {first['position']}: {first['reason']}"
+            else shown(f"FAILED at position {first['position']}: {first['reason']}")
         )
     )
     for other in report["other_disputes_of_player"]:

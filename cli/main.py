@@ -7,8 +7,19 @@ import click
 from diceledger.cli.context import AppContext, default_actor
 from diceledger.cli.errors import message_for
 from diceledger.cli.lazy import LazyGroup
+from diceledger.cli.output import shown
 from diceledger.domain import __version__
 from diceledger.domain.errors import DiceledgerError
+
+# An error may quote what was typed, which may be a 100 KB string; a line stays readable.
+MAX_ERROR = 1000
+
+
+def _error(message: str) -> click.ClickException:
+    text = shown(message)
+    if len(text) > MAX_ERROR:
+        text = f"{text[:MAX_ERROR]}... ({len(text) - MAX_ERROR:,} more characters)"
+    return click.ClickException(text)
 
 
 class DiceledgerGroup(LazyGroup):
@@ -18,12 +29,12 @@ class DiceledgerGroup(LazyGroup):
         try:
             return super().invoke(ctx)
         except DiceledgerError as error:
-            raise click.ClickException(message_for(error)) from None
+            raise _error(message_for(error)) from None
         except OSError as error:
             # A file named on the command line (an export, a CSV, an import) that cannot
             # be opened or written; the store itself reports through DiceledgerError.
             where = f" {error.filename}" if error.filename else ""
-            raise click.ClickException(f"cannot use{where}: {error.strerror or error}") from None
+            raise _error(f"cannot use{where}: {error.strerror or error}") from None
 
 
 @click.group(cls=DiceledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})

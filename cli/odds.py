@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import click
 
-from diceledger.cli.options import F
+from diceledger.cli.options import F, WholeNumber
 from diceledger.domain.odds import Distribution
 from diceledger.domain.odds.bins import bins
 from diceledger.infra.app.odds import OddsQuery, Side, SingleOdds, VersusOdds, describe, odds_of
@@ -22,7 +22,7 @@ TAIL = Fraction(1, 2000)  # a histogram tail lighter than this is grouped into o
 
 def _amount_option(flag: str, help: str) -> Callable[[F], F]:
     """A repeatable amount N >= 0, such as ``--adv 1`` (the values are summed)."""
-    return click.option(flag, multiple=True, type=click.IntRange(min=0), metavar="N", help=help)
+    return click.option(flag, multiple=True, type=WholeNumber(min=0), metavar="N", help=help)
 
 
 def _percent(value: Fraction) -> str:
@@ -86,8 +86,12 @@ def _opposed_report(result: VersusOdds) -> None:
 
 @click.command("odds")
 @click.argument("expression")
-@click.option("--target", type=int, metavar="N", help="Target a check must meet or beat (R3).")
-@click.option("--dc", type=int, metavar="MOD", help="Determined Check: target 10 + MOD (R4).")
+@click.option(
+    "--target", type=WholeNumber(), metavar="N", help="Target a check must meet or beat (R3)."
+)
+@click.option(
+    "--dc", type=WholeNumber(), metavar="MOD", help="Determined Check: target 10 + MOD (R4)."
+)
 @_amount_option("--adv", "Advantage N on the check die; repeatable, summed (R7).")
 @_amount_option("--dis", "Disadvantage N on the check die; repeatable, summed (R7).")
 @click.option("--median", is_flag=True, help="Median check: the middle of three dice (R8).")
@@ -95,7 +99,7 @@ def _opposed_report(result: VersusOdds) -> None:
 @_amount_option("--hindered", "Hindered N, taken from the result; repeatable (R9).")
 @click.option(
     "--reroll",
-    type=click.IntRange(min=0),
+    type=WholeNumber(min=0),
     default=0,
     metavar="N",
     help="Reroll allowance spent by the default policy (R11).",

@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, cast
 
 import click
 
+from diceledger.cli.output import shown
 from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.session.events import Amount
 
 F = TypeVar("F", bound=Callable[..., Any])
+# Python's int() also reads other scripts' digits (Arabic-Indic, Devanagari ...) and
+# underscores; a number on the command line is written in ASCII digits only.
+_WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
+
+
+def whole_number(text: str) -> int:
+    """Return the integer ``text`` spells in ASCII digits; raise ValueError otherwise."""
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(f"not a whole number in ASCII digits: {text!r}")
+    return int(text)
+
+
+class WholeNumber(click.IntRange):
+    """An integer option written in ASCII digits, optionally within a range."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            try:
+                whole_number(value)
+            except ValueError:
+                self.fail(f"'{shown(value)}' is not a whole number (digits 0-9)", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 class AmountType(click.ParamType):
@@ -27,11 +53,13 @@ class AmountType(click.ParamType):
             return value
         amount, _, label = str(value).partition(":")
         try:
-            number = int(amount)
+            number = whole_number(amount)
         except ValueError:
-            self.fail(f"'{value}' is not a whole number, optionally with ':label'", param, ctx)
+            self.fail(
+                f"'{shown(value)}' is not a whole number, optionally with ':label'", param, ctx
+            )
         if number < 0:
-            self.fail(f"'{value}' must not be negative", param, ctx)
+            self.fail(f"'{shown(value)}' must not be negative", param, ctx)
         return Amount(number, label.strip() or None)
 
 
@@ -46,9 +74,11 @@ class FacesType(click.ParamType):
         if isinstance(value, tuple):
             return value
         try:
-            faces = tuple(int(part) for part in str(value).split(",") if part.strip())
+            faces = tuple(whole_number(part) for part in str(value).split(",") if part.strip())
         except ValueError:
-            self.fail(f"'{value}' is not a comma-separated list of faces", param, ctx)
+            self.fail(
+                f"'{shown(value)}' is not a comma-separated list of faces (digits 0-9)", param, ctx
+            )
         if not faces:
             self.fail("give at least one face", param, ctx)
         return faces
@@ -57,7 +87,8 @@ class FacesType(click.ParamType):
 AMOUNT = AmountType()
 FACES = FacesType()
 SESSION = click.argument("session_id", metavar="SESSION")
-ROLL = click.argument("roll_id", metavar="ROLL", type=int)
+WHOLE = WholeNumber()
+ROLL = click.argument("roll_id", metavar="ROLL", type=WHOLE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +195,7 @@ def roll_options(function: F) -> F:
             click.option(
                 "--reroll",
                 "rerolls",
-                type=click.IntRange(min=0),
+                type=WholeNumber(min=0),
                 default=0,
                 help="Reroll allowance of the action (R11).",
             ),
@@ -200,7 +231,7 @@ def roll_options(function: F) -> F:
             click.option("--label", help="A note shown with the roll."),
             click.option(
                 "--replaces",
-                type=int,
+                type=WHOLE,
                 metavar="ROLL",
                 help="Roll again, in place of a roll that a GM voided.",
             ),

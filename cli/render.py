@@ -2,25 +2,50 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
-from diceledger.cli.output import style, verdict
+from diceledger.cli.output import shown, style, verdict
 from diceledger.domain.dice.render import render_roll
+from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.state import Roll, SessionState
 from diceledger.domain.session.views import roll_line
 from diceledger.infra.app.results import RollResult
 
 
+def _escaped(sources: tuple[ev.Amount, ...]) -> tuple[ev.Amount, ...]:
+    return tuple(replace(a, label=shown(a.label)) if a.label else a for a in sources)
+
+
+def _escaped_side(side: ev.CheckSide) -> ev.CheckSide:
+    eased, hindered = _escaped(side.eased), _escaped(side.hindered)
+    return replace(side, name=shown(side.name), eased=eased, hindered=hindered)
+
+
+def _printable(roll: Roll) -> Roll:
+    """Return a copy of the roll whose printed text (names, Eased/Hindered labels) is escaped.
+
+    The dice are styled while the line is built, so user text is escaped before, not
+    after; notation labels are printable by the grammar.
+    """
+    request = roll.request
+    opponent = _escaped_side(request.opponent) if request.opponent else None
+    side = _escaped_side(request.side)
+    return replace(roll, request=replace(request, side=side, opponent=opponent))
+
+
 def roll_text(result: RollResult) -> str:
     """Return one or two lines: who rolled what, every die, and the outcome."""
-    roll, session_id = result.roll, result.session_id
-    request = roll.request
+    roll, session_id = result.roll, shown(result.session_id)
     if roll.hidden and not result.viewer_is_gm:
         return f"#{roll.roll_id}: the GM rolled blind"  # not even for whom, or why
-    head = f"#{roll.roll_id} {request.on_behalf_of} {request.kind}"
+    roll = _printable(roll)
+    request = roll.request
+    head = f"#{roll.roll_id} {shown(request.on_behalf_of)} {request.kind}"
     if request.label:
-        head += f" ({request.label})"
+        head += f" ({shown(request.label)})"
     if request.blind:
         head += " [blind]" if roll.hidden else " [blind, revealed]"
     resolution = roll.resolution
@@ -56,7 +81,7 @@ def _opposed_text(head: str, roll: Roll) -> str:
     if resolution is not None:
         rounds = getattr(resolution, "rounds", 1)
         after = f" after {rounds} rounds" if rounds > 1 else ""
-        lines.append(f"  {getattr(resolution, 'winner', None)} wins{after}")
+        lines.append(f"  {shown(getattr(resolution, 'winner', None))} wins{after}")
     return "\n".join(lines)
 
 
@@ -68,4 +93,4 @@ def echo_lines(lines: list[str]) -> None:
 
 def members_text(session: SessionState) -> str:
     """Return the members as 'name (role)' separated by commas."""
-    return ", ".join(f"{m.name} ({m.role})" for m in session.members.values())
+    return ", ".join(f"{shown(m.name)} ({m.role})" for m in session.members.values())

@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.options import WholeNumber
+from diceledger.cli.output import shown
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.timeline import Line
 
@@ -25,16 +27,18 @@ class MomentType(click.ParamType):
             return value
         try:
             moment = datetime.fromisoformat(str(value))
-        except ValueError:
-            self.fail(f"'{value}' is not an ISO 8601 time like 2026-11-29T20:15:00Z", param, ctx)
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+            return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        except (ValueError, OverflowError):  # OverflowError: year 1 or 9999 moved to UTC
+            self.fail(
+                f"'{shown(value)}' is not an ISO 8601 time like 2026-11-29T20:15:00Z", param, ctx
+            )
 
 
 @click.command("replay")
 @click.argument("session_id", metavar="SESSION")
 @click.option(
     "--until-position",
-    type=click.IntRange(min=0),
+    type=WholeNumber(min=0),
     metavar="N",
     help="Stop after the event at store position N and show the state then.",
 )
@@ -80,16 +84,22 @@ def replay(
 def line_text(line: Line) -> str:
     """Return one human line: time, actor, what happened."""
     moment = line.recorded_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-    return f"{moment}  {line.actor:<10} {line.text}"
+    return f"{moment}  {shown(line.actor):<10} {shown(line.text)}"
 
 
 def standing_text(summary: dict[str, Any]) -> str:
     """Return the as-of block: members, open rolls and disputes, totals per player."""
-    members = ", ".join(f"{m['name']} ({m['role']})" for m in summary["members"])
+    members = ", ".join(f"{shown(m['name'])} ({m['role']})" for m in summary["members"])
     lines = [f"-- as of version {summary['version']}{' (ended)' if summary['ended'] else ''}"]
     lines.append(f"members: {members or '-'}")
     open_rolls = ", ".join(
-        f"#{r['roll_id']} {r['player']} {r['kind']} (total so far {r['total_so_far']})"
+        f"#{r['roll_id']} {shown(r['player'])} {r['kind']} ("
+        + (
+            "dice not yet rolled"
+            if r["total_so_far"] is None
+            else f"total so far {r['total_so_far']}"
+        )
+        + ")"
         for r in summary["open_rolls"]
     )
     lines.append(f"open rolls: {open_rolls or 'none'}")
@@ -97,7 +107,7 @@ def standing_text(summary: dict[str, Any]) -> str:
     lines.append(f"open disputes: {disputes or 'none'}")
     for name, totals in summary["totals"].items():
         lines.append(
-            f"  {name}: {totals['rolls']} rolls, checks won {totals['checks_won']}/"
+            f"  {shown(name)}: {totals['rolls']} rolls, checks won {totals['checks_won']}/"
             f"{totals['checks_made']}, sum of totals {totals['sum_of_totals']}"
         )
     if summary["hidden_rolls"]:

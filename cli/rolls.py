@@ -12,12 +12,15 @@ from diceledger.cli.options import (
     FACES,
     ROLL,
     SESSION,
+    WHOLE,
     CheckOptions,
     RollOptions,
+    WholeNumber,
     check_options,
     roll_options,
+    whole_number,
 )
-from diceledger.cli.output import emit_json
+from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import roll_text
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import RollError
@@ -46,15 +49,17 @@ class SignedAmount(click.ParamType):
     ) -> tuple[int, str | None]:
         number, _, label = str(value).partition(":")
         try:
-            return int(number), label.strip() or None
+            return whole_number(number), label.strip() or None
         except ValueError:
-            self.fail(f"'{value}' is not a whole number, optionally with ':label'", param, ctx)
+            self.fail(
+                f"'{shown(value)}' is not a whole number, optionally with ':label'", param, ctx
+            )
 
 
 DC = click.option(
     "--dc", type=SignedAmount(), help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS."
 )
-TARGET = click.option("--target", type=int, help="The number to meet or beat (R3).")
+TARGET = click.option("--target", type=WHOLE, help="The number to meet or beat (R3).")
 
 
 def _target(target: int | None, dc: tuple[int, str | None] | None) -> Target:
@@ -215,7 +220,7 @@ def save(
     type=FACES,
     help="Physical dice typed in: round by round, your side's dice then the other's.",
 )
-@click.option("--reroll", "rerolls", type=click.IntRange(min=0), default=0, hidden=True)
+@click.option("--reroll", "rerolls", type=WholeNumber(min=0), default=0, hidden=True)
 @json_option
 @pass_app
 def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them over
@@ -273,7 +278,7 @@ def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them ov
 @click.option(
     "--die",
     "dice",
-    type=int,
+    type=WHOLE,
     multiple=True,
     required=True,
     metavar="INDEX",
@@ -358,5 +363,5 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
             }
         )
         return
-    click.echo(f"epoch {revealed.number} seed: {revealed.seed}")
+    click.echo(f"epoch {revealed.number} seed: {revealed.seed}")  # hex from the vault
     click.echo(f"epoch {current.number} commitment: {current.commitment}")

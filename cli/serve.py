@@ -7,6 +7,7 @@ import os
 import click
 
 from diceledger.cli.context import AppContext, pass_app
+from diceledger.cli.options import WholeNumber
 
 # One line per request comes from the app's own access log (method, path, status, ms):
 # uvicorn's would print query strings, and the app's never prints a header.
@@ -28,14 +29,14 @@ LOGGING = {
     "--port",
     default=8000,
     show_default=True,
-    type=click.IntRange(0, 65535),
+    type=WholeNumber(0, 65535),
     help="Port to listen on.",
 )
 @click.option(
     "--workers",
     default=1,
     show_default=True,
-    type=click.IntRange(1, 64),
+    type=WholeNumber(1, 64),
     help="Worker processes (PostgreSQL only; SQLite has one writer).",
 )
 @pass_app

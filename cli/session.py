@@ -7,9 +7,10 @@ from dataclasses import asdict
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.options import SESSION
-from diceledger.cli.output import emit_json
+from diceledger.cli.options import SESSION, WholeNumber
+from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import members_text, roll_text
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session import commands as cmd
 
 
@@ -41,7 +42,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
             }
         )
         return
-    click.echo(f"started {started.session_id} '{started.title}' (GM {started.gm})")
+    click.echo(shown(f"started {started.session_id} '{started.title}' (GM {started.gm})"))
     click.echo(f"seed commitment, epoch 1: {started.commitment}")
 
 
@@ -64,7 +65,7 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
     if app.json:
         emit_json({"session_id": session_id, "name": member.name, "role": member.role})
         return
-    click.echo(f"{member.name} joined {session_id} as {member.role}")
+    click.echo(shown(f"{member.name} joined {session_id} as {member.role}"))
 
 
 @session.command("list")
@@ -91,8 +92,10 @@ def list_sessions(app: AppContext) -> None:
     for row in rows:
         status = "ended" if row["ended"] else "open"
         click.echo(
-            f"{row['session_id']}  {row['title']}  GM {row['gm']}  "
-            f"{row['members']} members, {row['rolls']} rolls, {status}"
+            shown(
+                f"{row['session_id']}  {row['title']}  GM {row['gm']}  "
+                f"{row['members']} members, {row['rolls']} rolls, {status}"
+            )
         )
 
 
@@ -115,30 +118,49 @@ def show(app: AppContext, session_id: str) -> None:
         emit_json(result.view)
         return
     status = "ended" if state.ended else "open"
-    click.echo(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}")
+    click.echo(shown(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}"))
     click.echo(f"members: {members_text(state)}")
     for epoch in state.epochs:
-        shown = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
-        click.echo(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {shown}")
+        seed = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
+        click.echo(shown(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {seed}"))
     for roll in state.rolls.values():
         click.echo(roll_text(RollResult.of(state, roll.roll_id, app.actor, ())))
 
 
 @session.command("end")
 @SESSION
+@click.option(
+    "--dispute-days",
+    type=WholeNumber(min=0, max=365),
+    default=7,
+    show_default=True,
+    help="How many days players may still dispute rolls (now that the seed is out).",
+)
 @json_option
 @pass_app
-def end(app: AppContext, session_id: str) -> None:
+def end(app: AppContext, session_id: str, dispute_days: int) -> None:
     """End a session (GM only); waiting rolls resolve as they stand and the seed is revealed.
+
+    Disputes, and the GM's rulings on them, stay open for --dispute-days after the end:
+    the revealed seed is what lets players check their dice.
 
     \b
     Example:
-      diceledger --as gm session end tomb-of-ash-1a2b3c
+      diceledger --as gm session end tomb-of-ash-1a2b3c --dispute-days 3
     """
-    epoch = app.app().end_session(app.actor, session_id).last_epoch
+    ended = app.app().end_session(app.actor, session_id, dispute_days * 86400)
+    epoch = ended.last_epoch
+    until = format_timestamp(ended.disputes_until) if ended.disputes_until else None
     if app.json:
         emit_json(
-            {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}
+            {
+                "session_id": session_id,
+                "ended": True,
+                "epoch": epoch.number,
+                "seed": epoch.seed,
+                "disputes_until": until,
+            }
         )
         return
-    click.echo(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}")
+    click.echo(shown(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}"))
+    click.echo(f"disputes open until {until}")

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
+from diceledger.cli.output import shown
 from diceledger.cli.projections import catching_up
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.projections.tidy import reports_json, tidy_csv
@@ -59,7 +60,7 @@ def stats(
         return
     with open(output, "w", encoding="utf-8", newline="") as file:
         file.write(text)
-    click.echo(f"wrote {len(reports)} player reports to {output}", err=True)
+    click.echo(shown(f"wrote {len(reports)} player reports to {output}"), err=True)
 
 
 def render(reports: list[PlayerReport], format_: str, viewer: str) -> str:
@@ -80,7 +81,7 @@ def table_text(report: PlayerReport) -> str:
     rolls, outcomes, luck = g["rolls"], g["outcomes"], g["luck"]
     kinds = ", ".join(f"{k} {v}" for k, v in rolls.items() if k != "total" and v)
     lines = [
-        f"{report.player} in {where}",
+        shown(f"{report.player} in {where}"),
         f"  rolls {rolls['total']}" + (f" ({kinds})" if kinds else ""),
     ]
     if outcomes["made"]:

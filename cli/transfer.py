@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.output import emit_json
+from diceledger.cli.output import emit_json, shown
 
 
 @click.command("export")
@@ -33,11 +33,25 @@ def export(app: AppContext, session_id: str, output: str) -> None:
     """
     from diceledger.infra.exporting import write_lines
 
-    count = write_lines(app.app().export(app.actor, session_id).lines, output)
+    exported = app.app().export(app.actor, session_id)
+    count = write_lines(exported.lines, output)
+    if not exported.ended:
+        # Its seed stays in this store's vault: a copy imported elsewhere can be verified
+        # and replayed, but no one can roll in it there.
+        click.echo(
+            shown(
+                f"warning: {session_id} is still open and its seed stays in this store; "
+                "the imported copy can be verified and replayed but not played on "
+                "(end the session here first to move it whole)"
+            ),
+            err=True,
+        )
     if app.json:
-        emit_json({"session_id": session_id, "events": count, "file": output})
+        emit_json(
+            {"session_id": session_id, "events": count, "file": output, "open": not exported.ended}
+        )
         return
-    click.echo(f"exported {count} events of {session_id} to {output}")
+    click.echo(shown(f"exported {count} events of {session_id} to {output}"))
 
 
 @click.command("import")
@@ -61,5 +75,8 @@ def import_(app: AppContext, path: str) -> None:
         emit_json({"file": path, "events": lines, "appended": appended})
         return
     click.echo(
-        f"imported {path}: {lines} events, {appended} appended, {lines - appended} already present"
+        shown(
+            f"imported {path}: {lines} events, {appended} appended, "
+            f"{lines - appended} already present"
+        )
     )

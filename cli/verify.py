@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.output import emit_json, progress
+from diceledger.cli.output import emit_json, progress, shown
 from diceledger.domain.verification.report import Report
 
 
@@ -33,10 +33,10 @@ def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
     if (session_id is None) == (path is None):
         raise click.UsageError("give a SESSION or --file EXPORT, not both")
     if path is not None:
+        from diceledger.infra.exporting import count_lines
         from diceledger.infra.verifying import verify_file
 
-        with open(path, "rb") as handle:
-            lines = sum(1 for _ in handle)
+        lines = count_lines(path)
         report = verify_file(path, lambda records: progress(records, lines, "verifying"))
     else:
         assert session_id is not None
@@ -52,7 +52,8 @@ def verify(app: AppContext, session_id: str | None, path: str | None) -> None:
 
 
 def _print(report: Report) -> None:
-    click.echo(f"session {report.session_id}: {report.events} events, {report.rolls} rolls")
+    session = report.session_id or "(none)"
+    click.echo(shown(f"session {session}: {report.events} events, {report.rolls} rolls"))
     click.echo(
         f"dice: {report.dice_verified} verified against revealed seeds, "
         f"{report.manual_dice} typed in (cannot be verified), "
@@ -63,6 +64,8 @@ def _print(report: Report) -> None:
         click.echo(f"unrevealed seed epochs: {epochs} (`diceledger seed reveal` or session end)")
     first = report.first_failure
     if first is None:
-        click.echo("verified: the chain, versions, nonces, commitments and every outcome hold")
+        click.echo(
+            "verified: the chain, versions, rules, nonces, commitments and every outcome hold"
+        )
     else:
-        click.echo(f"FAILED at {first}", err=True)
+        click.echo(shown(f"FAILED at {first}"), err=True)

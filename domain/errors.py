@@ -26,7 +26,10 @@ of any face.
     │   ├── ManualFacesError     typed-in faces: out of range, too few, too many
     │   └── ExplosionChainError  a chain past the cap: a broken random source (R12)
     ├── StoreError               the database cannot be used as asked
-    │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout
+    │   ├── StoreUnavailableError  unreachable, wrong URL, locked past the timeout,
+    │   │   │                    not a database or a damaged one
+    │   │   ├── SchemaNewerError   the database was written by a newer diceledger
+    │   │   └── ReadOnlyError      the database may be read but not written
     │   └── SchemaOutdatedError  the database schema is behind the code
     ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
     └── VerificationError        a session or export fails `verify`
@@ -142,6 +145,14 @@ class StoreError(DiceledgerError):
 
 class StoreUnavailableError(StoreError):
     """The database is unreachable, misnamed or locked past the timeout."""
+
+
+class SchemaNewerError(StoreUnavailableError):
+    """The database schema is at a revision this release does not know (a newer one)."""
+
+
+class ReadOnlyError(StoreUnavailableError):
+    """The database can be read but not written (a read-only file or transaction)."""
 
 
 class SchemaOutdatedError(StoreError):

@@ -29,6 +29,7 @@ from diceledger.domain.records import RecordedEvent
 GENESIS_HASH = "0" * 64
 LEAF_PREFIX = b"\x00"
 MAX_SAFE_INTEGER = 2**53 - 1
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def canonical_json(value: Any) -> bytes:
@@ -110,6 +111,11 @@ def format_timestamp(moment: datetime) -> str:
         raise InvalidInputError("recorded_at must be timezone-aware")
     # isoformat, unlike strftime's %Y, always pads the year to four digits.
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Read a time written by ``format_timestamp`` back; raise ValueError on anything else."""
+    return datetime.strptime(text, TIMESTAMP_FORMAT).replace(tzinfo=UTC)
 
 
 def event_hash(

@@ -25,8 +25,22 @@ def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "manual_dice_allowed": True}
 
 
+def _session_ended_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 closed disputes with the session: no window after the end.
+    return {**data, "ended_at": None, "dispute_window": 0}
+
+
+def _decided_at_unknown(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 disputes and rulings did not record when they were decided; none could be
+    # made after the end then, so no window ever needs their time.
+    return {**data, "at": None}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SessionStarted", 1): _session_started_v1_to_v2,
+    ("SessionEnded", 1): _session_ended_v1_to_v2,
+    ("RollDisputed", 1): _decided_at_unknown,
+    ("DisputeResolved", 1): _decided_at_unknown,
 }
 
 
@@ -64,7 +78,7 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
         raise CorruptLogError(f"{event_type} version {version} is newer than this release")
     try:
         event = _build(cls, data)
-    except (TypeError, KeyError, ValueError) as error:
+    except (TypeError, KeyError, ValueError, AttributeError) as error:
         raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
     assert isinstance(event, ev.Event)
     return event
@@ -75,35 +89,46 @@ Converter = Callable[[Any], Any]
 
 @cache
 def _plan(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Converter], ...]]:
-    # Worked out once per class: which fields need rebuilding from JSON, and how.
+    # Worked out once per class: how each field is checked and rebuilt from JSON.
     hints = typing.get_type_hints(cls, vars(ev))
     names = frozenset(f.name for f in dataclasses.fields(cls))
-    converters = ((name, _converter(hints[name])) for name in sorted(names))
-    return names, tuple((name, c) for name, c in converters if c is not _identity)
+    return names, tuple((name, _converter(hints[name])) for name in sorted(names))
 
 
-def _identity(value: Any) -> Any:
-    return value
+def _exactly(kind: type) -> Converter:
+    # bool is an int to Python, not to the log: each field holds exactly its own type.
+    def check(value: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+
+    return check
 
 
 def _converter(hint: Any) -> Converter:
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
         inner = _converter(next(a for a in typing.get_args(hint) if a is not type(None)))
-        if inner is _identity:
-            return _identity
         return lambda value: None if value is None else inner(value)
     if origin is tuple:
         item = _converter(typing.get_args(hint)[0])
-        if item is _identity:
-            return tuple
-        return lambda value: tuple(item(v) for v in value)
+        return lambda value: tuple(item(v) for v in _sequence(value))
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return lambda value: _build(hint, value)
-    return _identity
+    if hint in (int, str, bool):
+        return _exactly(hint)
+    raise AssertionError(f"no JSON form for {hint!r}")
 
 
-def _build(cls: type, data: dict[str, Any]) -> Any:
+def _sequence(value: Any) -> list[Any] | tuple[Any, ...]:
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return value
+
+
+def _build(cls: type, data: Any) -> Any:
+    if not isinstance(data, dict):
+        raise TypeError(f"expected an object for {cls.__name__}, got {type(data).__name__}")
     names, converters = _plan(cls)
     unknown = data.keys() - names
     if unknown:

@@ -19,13 +19,21 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Connection, Engine
 
-from diceledger.domain.errors import SchemaOutdatedError, StoreUnavailableError
+from diceledger.domain.errors import (
+    ReadOnlyError,
+    SchemaNewerError,
+    SchemaOutdatedError,
+    StoreUnavailableError,
+)
 
 ENV_VAR = "DICELEDGER_DB"
 DEFAULT_FILE = "diceledger.sqlite"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 PG_CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "diceledger_write"
+# The drivers the store is written and tested for, by backend.
+DRIVERS = {"sqlite": "pysqlite", "postgresql": "psycopg"}
+SUPPORTED = "sqlite:///PATH, or postgresql://... (psycopg 3; postgresql+psycopg:// alike)"
 
 
 def resolve_url(explicit: str | None = None) -> str:
@@ -58,15 +66,21 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
     url = normalize_url(url)
     with translate_errors(url):
         parsed = sa.make_url(url)
-        if parsed.get_backend_name() == "sqlite":
-            engine = sa.create_engine(parsed)
-            _configure_sqlite(engine, int(busy_timeout_ms))
-            return engine
-        if parsed.get_backend_name() != "postgresql":
+        backend = parsed.get_backend_name()
+        if backend not in DRIVERS:
             # The schema, the append lock and the upserts are written for these two only.
             raise StoreUnavailableError(
                 f"unsupported database URL {safe_url(url)}: use sqlite:/// or postgresql://"
             )
+        if parsed.get_driver_name() != DRIVERS[backend]:
+            raise StoreUnavailableError(
+                f"unsupported database driver '{parsed.get_driver_name()}' in {safe_url(url)}; "
+                f"the supported URLs are {SUPPORTED}"
+            )
+        if backend == "sqlite":
+            engine = sa.create_engine(parsed)
+            _configure_sqlite(engine, int(busy_timeout_ms))
+            return engine
         connect_args: dict[str, Any] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         return sa.create_engine(parsed, connect_args=connect_args)
 
@@ -108,12 +122,20 @@ def translate_errors(url: str | sa.URL | None = None) -> Iterator[None]:
         raise StoreUnavailableError(f"not a usable database URL: {_first_line(error)}") from None
     except exc.NoSuchModuleError as error:
         raise StoreUnavailableError(f"unsupported database URL: {_first_line(error)}") from None
-    except (exc.OperationalError, exc.InterfaceError) as error:
-        raise StoreUnavailableError(_describe(error, url)) from None
-    except exc.ProgrammingError as error:
+    except exc.IntegrityError:
+        raise  # a constraint the store and the vault answer themselves
+    except (exc.DatabaseError, exc.InterfaceError) as error:
+        # Unreachable, locked, not a database at all or a damaged one, no privilege.
+        if _read_only(error):
+            raise ReadOnlyError(f"the database is read-only: {_first_line(error.orig)}") from None
         if _sqlstate(error) == "42501":  # insufficient_privilege
             raise StoreUnavailableError(f"permission denied: {_first_line(error.orig)}") from None
-        raise
+        raise StoreUnavailableError(_describe(error, url)) from None
+
+
+def _read_only(error: exc.DBAPIError) -> bool:
+    # SQLite on a file it may not write; PostgreSQL in a read-only transaction (25006).
+    return "readonly database" in str(error.orig) or _sqlstate(error) == "25006"
 
 
 def _describe(error: exc.DBAPIError, url: str | sa.URL | None) -> str:
@@ -161,6 +183,7 @@ def upgrade(url: str, revision: str = "head") -> None:
     """Upgrade the database at ``url`` to ``revision`` (the code's head by default)."""
     from alembic import command
 
+    _refuse_newer(url)
     with translate_errors(url):
         command.upgrade(alembic_config(url), revision)
 
@@ -169,8 +192,37 @@ def downgrade(url: str, revision: str) -> None:
     """Downgrade the database at ``url`` to ``revision`` (``base`` removes every table)."""
     from alembic import command
 
+    _refuse_newer(url)
     with translate_errors(url):
         command.downgrade(alembic_config(url), revision)
+
+
+def _refuse_newer(url: str) -> None:
+    """Refuse a database whose revision is unknown here: a newer release wrote it."""
+    engine = make_engine(url)
+    try:
+        current = current_revision(engine)
+    finally:
+        engine.dispose()
+    if current is not None and current not in known_revisions():
+        raise newer_schema(current)
+
+
+def newer_schema(current: str) -> SchemaNewerError:
+    """Return the error for a database at a revision this release does not know."""
+    return SchemaNewerError(
+        f"database schema is at {current}, which this diceledger does not know "
+        f"(its newest is {head_revision()}): a newer release wrote it; use a newer diceledger"
+    )
+
+
+def schema_status(current: str | None) -> str:
+    """Say how a database's revision stands against the code: current, behind or newer."""
+    if current == head_revision():
+        return "up to date"
+    if current is not None and current not in known_revisions():
+        return f"newer than this diceledger, which knows up to {head_revision()}"
+    return f"behind; the code needs {head_revision()}"
 
 
 # The newest migration's revision. Checking a database against it needs no Alembic import,
@@ -214,10 +266,7 @@ def ensure_schema(engine: Engine, url: str) -> None:
         return
     head = head_revision()
     if current is not None and current not in known_revisions():
-        raise StoreUnavailableError(
-            f"database schema is at {current}, which this diceledger does not know "
-            f"(its newest is {head}); use a newer diceledger"
-        )
+        raise newer_schema(current)
     if is_sqlite(url):
         upgrade(url)
         return

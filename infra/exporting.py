@@ -3,6 +3,10 @@
 One JSON object per line with exactly the keys of ``FIELDS``. ``recorded_at`` is written
 as the hash chain hashes it (ISO 8601 UTC, six fractional digits, ``Z``), so a reader can
 recompute every hash from the line alone. Reading needs no database.
+
+A file to read may come from anyone, so reading is bounded: a line is read up to
+``MAX_LINE_BYTES`` and refused past it (never held whole), must be UTF-8, and its JSON
+may nest at most ``MAX_DEPTH`` deep. Each refusal is an CorruptLogError naming the line.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ FIELDS = (
     "hash",
 )
 _TIMESTAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+# The largest event the rules write is a roll's 1,000 initial dice, about 200 KB.
+MAX_LINE_BYTES = 1 << 20
+MAX_DEPTH = 32
+_CHUNK = 1 << 20
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "position": int,
     "event_id": str,
@@ -90,9 +98,47 @@ def write_lines(lines: Iterable[str], path: str | Path) -> int:
 
 def read_export(path: str | Path) -> Iterator[RecordedEvent]:
     """Yield the records of an export file; raise CorruptLogError "line N: ..." on a bad one."""
-    with Path(path).open("r", encoding="utf-8", newline="") as file:
-        for number, line in enumerate(file, start=1):
-            yield parse_line(line, number)
+    with Path(path).open("rb") as file:
+        number = 0
+        while raw := file.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise CorruptLogError(
+                    f"line {number}: longer than {MAX_LINE_BYTES:,} bytes; no event is that large"
+                )
+            yield parse_line(_text(raw, number), number)
+
+
+def count_lines(path: str | Path) -> int:
+    """Return how many lines a file has, reading it in chunks (any line length)."""
+    count = 0
+    with Path(path).open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            count += chunk.count(b"\n")
+    return count
+
+
+def _text(raw: bytes, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorruptLogError(
+            f"line {number}: not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start})"
+        ) from None
+
+
+def _too_deep(value: Any) -> bool:
+    """Tell whether a parsed JSON value nests deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return False
 
 
 def parse_line(line: str, number: int) -> RecordedEvent:
@@ -101,10 +147,15 @@ def parse_line(line: str, number: int) -> RecordedEvent:
         raise CorruptLogError(f"line {number}: cut short (no line end); the file is partial")
     try:
         document = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise CorruptLogError(f"line {number}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise CorruptLogError(f"line {number}: JSON nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, or an integer of thousands of digits
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise CorruptLogError(f"line {number}: not JSON ({reason})") from None
     if not isinstance(document, dict):
         raise CorruptLogError(f"line {number}: not a JSON object")
+    if _too_deep(document):
+        raise CorruptLogError(f"line {number}: JSON nested deeper than {MAX_DEPTH} levels")
     missing = [name for name in FIELDS if name not in document]
     extra = sorted(set(document) - set(FIELDS))
     if missing or extra:
@@ -144,12 +195,15 @@ def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
     """Check an export file, then append what the store lacks; return (lines, appended).
 
     Beyond its hash chains, each session in the file must verify (docs/verification.md):
-    events that decode and follow one another, nonces, commitments, dice and outcomes. A
+    events that decode and follow one another under the rules, nonces, commitments, dice and
+    outcomes. A
     chain is easy to recompute after forging an event, and the store keeps whatever it
     takes in for good, so a session that does not verify is refused whole. Both checks
     run in one reading of the file; the append is a second one.
     """
     reports = verify_each_session(checked_lines(path), from_record)
+    if not reports:
+        raise CorruptLogError(f"{path} holds no events; nothing imported")
     for report in reports:
         failure = report.first_failure
         if failure is not None:

@@ -7,6 +7,7 @@ the stream and decides again, a bounded number of times.
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import threading
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from diceledger.domain import __version__
-from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.dice.sources import DiceSource, SeededSource, commitment
 from diceledger.domain.errors import ConcurrencyError, CorruptLogError, unknown_session
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
@@ -26,8 +27,10 @@ from diceledger.domain.session.context import Context, DiceFactory
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState, evolve
+from diceledger.domain.session.text import normalize_name
 from diceledger.infra.codec import from_record, new_event
-from diceledger.infra.store.port import EventStore
+from diceledger.infra.names import looks_alike
+from diceledger.infra.store.port import Clock, EventStore, utc_now
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
@@ -57,6 +60,12 @@ class Outcome:
 
 
 CommandSource = cmd.Command | Callable[[SessionState], cmd.Command]
+# Run once the command is decided, before its events are appended (keeps a new seed).
+BeforeAppend = Callable[[], object]
+
+
+def _nothing() -> None:
+    return None
 
 
 class SessionService:
@@ -68,11 +77,13 @@ class SessionService:
         vault: Vault,
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(SEED_BYTES),
         new_suffix: Callable[[], str] = lambda: secrets.token_hex(3),
+        clock: Clock = utc_now,
     ) -> None:
         self.store = store
         self.vault = vault
         self._new_seed = new_seed
         self._new_suffix = new_suffix
+        self._clock = clock
         self._states: dict[str, SessionState] = {}
         self._seeds: dict[tuple[str, str], bytes] = {}
         self._locks: dict[str, threading.RLock] = {}
@@ -110,34 +121,52 @@ class SessionService:
             return state
 
     def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
-        """Start a session with a fresh id and a committed first seed."""
+        """Start a session with a fresh id and a committed first seed.
+
+        The seed enters the vault only once the start is decided: a refused start keeps
+        no seed.
+        """
         session_id = session_id_for(title, self._new_suffix())
-        commitment = self.vault.put(session_id, self._new_seed())
-        command = cmd.StartSession(session_id, title, commitment, manual_dice_allowed)
-        return self._run(session_id, actor, command, SessionState())
+        seed = self._new_seed()
+        command = cmd.StartSession(session_id, title, commitment(seed), manual_dice_allowed)
+        keep = functools.partial(self.vault.put, session_id, seed)
+        return self._run(session_id, actor, command, SessionState(), before_append=keep)
 
     def reveal_seed(self, session_id: str, actor: str) -> Outcome:
-        """Publish the current epoch's seed and commit to a new one."""
+        """Publish the current epoch's seed and commit to a new one (kept once decided)."""
+        seed = self._new_seed()
 
         def command(state: SessionState) -> cmd.Command:
-            next_commitment = self.vault.put(session_id, self._new_seed())
-            return cmd.RevealSeed(self._seed(session_id, state), next_commitment)
+            return cmd.RevealSeed(self._seed(session_id, state), commitment(seed))
+
+        keep = functools.partial(self.vault.put, session_id, seed)
+        return self.execute(session_id, actor, command, before_append=keep)
+
+    def end(self, session_id: str, actor: str, dispute_window: int | None = None) -> Outcome:
+        """End the session, revealing its last seed; disputes stay open for the window."""
+
+        def command(state: SessionState) -> cmd.Command:
+            seed = self._seed(session_id, state)
+            if dispute_window is None:
+                return cmd.EndSession(seed)
+            return cmd.EndSession(seed, dispute_window)
 
         return self.execute(session_id, actor, command)
 
-    def end(self, session_id: str, actor: str) -> Outcome:
-        """End the session, revealing its last seed."""
-        return self.execute(
-            session_id, actor, lambda state: cmd.EndSession(self._seed(session_id, state))
-        )
-
-    def execute(self, session_id: str, actor: str, command: CommandSource) -> Outcome:
+    def execute(
+        self,
+        session_id: str,
+        actor: str,
+        command: CommandSource,
+        before_append: BeforeAppend = _nothing,
+    ) -> Outcome:
         """Decide ``command`` on the latest state and append it, retrying on conflicts."""
         correlation = str(uuid.uuid4())
         for attempt in range(MAX_ATTEMPTS):
             try:
                 with self.locked(session_id):
-                    return self._run(session_id, actor, command, self.load(session_id), correlation)
+                    state = self.load(session_id)
+                    return self._run(session_id, actor, command, state, correlation, before_append)
             except ConcurrencyError:
                 # Another process appended first: the next load catches the state up.
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
@@ -152,9 +181,16 @@ class SessionService:
         command: CommandSource,
         state: SessionState,
         correlation: str | None = None,
+        before_append: BeforeAppend = _nothing,
     ) -> Outcome:
         concrete = command(state) if callable(command) else command
-        events = decide(state, concrete, Context(actor, self._dice(session_id, state)))
+        # `--as "mira "` acts as mira: names are kept normalised (NFKC, single spaces).
+        actor = normalize_name(actor)
+        context = Context(
+            actor, self._dice(session_id, state), now=self._clock(), lookalike=looks_alike
+        )
+        events = decide(state, concrete, context)
+        before_append()
         meta = {
             "actor": actor,
             "correlation_id": correlation or str(uuid.uuid4()),
@@ -175,7 +211,9 @@ class SessionService:
             self._seeds[key] = seed
         if seed is None:
             raise CorruptLogError(
-                f"the seed vault has no seed for epoch {state.epoch.number} of '{session_id}'"
+                f"the seed vault has no seed for epoch {state.epoch.number} of '{session_id}': "
+                "a session imported while open keeps its seed in the store it came from; "
+                "play it on there, or end it there and import it again"
             )
         return seed
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.facts import CHECKS
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.state import AWAITING, SessionState
+from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.session.views import replay_total
+
+
+def _total_so_far(roll: Roll) -> int | None:
+    """Return a waiting roll's total, or None if the moment falls before all its dice."""
+    try:
+        return replay_total(roll)
+    except DiceledgerError:
+        return None  # a position inside the command: the request is there, not yet its dice
 
 
 def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> JsonObject:
@@ -41,7 +50,7 @@ def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> JsonO
                 "roll_id": roll.roll_id,
                 "player": roll.request.on_behalf_of,
                 "kind": roll.request.kind,
-                "total_so_far": replay_total(roll),
+                "total_so_far": _total_so_far(roll),
             }
             for roll in visible
             if roll.status == AWAITING

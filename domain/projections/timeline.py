@@ -102,7 +102,9 @@ def describe(state: SessionState, event: ev.Event) -> str:
         case ev.SeedRevealed():
             return f"seed epoch {event.epoch} revealed by {event.by}: {event.seed}"
         case ev.SessionEnded():
-            return f"session ended by {event.by}"
+            until = state.disputes_until
+            window = f"; disputes taken until {format_timestamp(until)}" if until else ""
+            return f"session ended by {event.by}{window}"
         case ev.RollRequested():
             return f"#{event.roll_id} {_request(event)}"
         case _:

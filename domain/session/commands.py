@@ -103,7 +103,10 @@ class RevealSeed:
 
 @dataclass(frozen=True, slots=True)
 class EndSession:
+    """End the session, revealing ``seed``; disputes stay open ``dispute_window`` seconds."""
+
     seed: bytes
+    dispute_window: int = 7 * 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)

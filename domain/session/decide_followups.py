@@ -12,7 +12,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_rolls import (
-    check_label,
+    check_texts,
     finish_manual,
     new_request,
     resolution,
@@ -38,7 +38,7 @@ def request_opposed(
         raise RollError("an opposed check needs two different sides")
     if command.blind:
         require_gm(state, ctx.actor, "roll blind")
-    check_label(command.label)
+    check_texts(command, [side, opponent])
     roll_id = len(state.rolls) + 1
     request = new_request(
         state,

@@ -14,8 +14,19 @@ from diceledger.domain.session.context import Context
 from diceledger.domain.session.guards import require_gm, require_member, require_open
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import SessionState
+from diceledger.domain.session.text import (
+    MAX_ACTION_ID,
+    MAX_AGAINST,
+    MAX_LABEL,
+    MAX_SALT,
+    MAX_TEXT,
+    check_optional,
+    check_text,
+)
 
-MAX_LABEL = 80
+# An allowance larger than any roll's dice is never needed; it also keeps the number far
+# inside what every JSON reader holds exactly.
+MAX_REROLLS = 1000
 
 
 def source_for(
@@ -29,7 +40,7 @@ def source_for(
     if faces is not None:
         if not state.manual_dice_allowed:
             raise PermissionDeniedError("the GM has forbidden typed-in dice in this session")
-        return ManualSource(faces)
+        return ctx.typed(faces)
     if client_seed is None:
         client_seed = state.members[ctx.actor].client_seed
     return ctx.dice(state.next_nonce, client_seed, salt)
@@ -70,8 +81,8 @@ def _allowance(
     action_id = command.action_id or f"roll-{roll_id}"
     action = state.actions.get(action_id)
     if action is None:
-        if command.rerolls < 0:
-            raise RerollError("a reroll allowance cannot be negative")
+        if not 0 <= command.rerolls <= MAX_REROLLS:
+            raise RerollError(f"a reroll allowance is 0 to {MAX_REROLLS}, not {command.rerolls}")
         scope = RerollScope(command.reroll_scope)  # a stray string is refused here
         return action_id, command.rerolls, scope.value, command.rerolls if scope.covers(kind) else 0
     if command.rerolls:
@@ -83,14 +94,54 @@ def _allowance(
     return action_id, 0, action.scope.value, usable
 
 
-def _replaced(state: SessionState, replaces: int | None, owner: str) -> None:
+def _replaced(state: SessionState, command: cmd.RequestRoll, side: ev.CheckSide) -> None:
+    """Allow one new roll in place of a voided one: the same request, by the same player."""
+    replaces = command.replaces
     if replaces is None:
         return
     old = state.rolls.get(replaces)
     if old is None or not old.voided:
         raise RollError(f"roll {replaces} was not voided; only a voided roll can be rolled again")
-    if old.request.on_behalf_of != owner:
-        raise RollError(f"roll {replaces} was {old.request.on_behalf_of}'s, not {owner}'s")
+    if old.replaced_by is not None:
+        raise RollError(f"roll {replaces} was already rolled again, as roll {old.replaced_by}")
+    before = old.request
+    if before.on_behalf_of != side.name:
+        raise RollError(f"roll {replaces} was {before.on_behalf_of}'s, not {side.name}'s")
+    # The same request: what is rolled and what it is rolled against. The modifiers may
+    # differ, as circumstances at the table may have changed since.
+    target = command.target
+    dc = target.dc_modifier if target else None
+    asked = (command.kind, side.expression, target.value if target else None, dc, command.against)
+    before_asked = (before.kind, before.side.expression, before.target, before.dc_modifier)
+    if asked != (*before_asked, before.against):
+        raise RollError(
+            f"roll {replaces} may be rolled again only as the same request: "
+            f"{before.kind} {before.side.expression}"
+            + (f" vs {before.target}" if before.target is not None else "")
+            + (f" against {before.against}" if before.against else "")
+        )
+
+
+def check_texts(command: cmd.RequestRoll | cmd.RequestOpposed, sides: list[ev.CheckSide]) -> None:
+    """Refuse a request's text (label, salt, action id, origins, names) past its limits."""
+    check_optional(command.label, "a label", MAX_LABEL)
+    check_text(command.salt, "a salt", MAX_SALT)
+    check_optional(command.action_id, "an action id", MAX_ACTION_ID)
+    if command.action_id is not None and not command.action_id.strip():
+        raise RollError("an action id may not be blank")
+    if isinstance(command, cmd.RequestRoll):
+        check_optional(command.against, "a save's origin", MAX_AGAINST)
+        dc_label = command.target.dc_label if command.target else None
+        check_optional(dc_label, "a DC's origin", MAX_LABEL)
+    for side in sides:
+        check_text(side.name, "a name", MAX_TEXT, required=True)
+        for amount in (*side.advantage, *side.disadvantage, *side.eased, *side.hindered):
+            check_optional(amount.label, "a source's label", MAX_LABEL)
+
+
+def _refuse_constant(spec_dice: int, expression: str) -> None:
+    if spec_dice == 0:
+        raise RollError(f"'{expression}' rolls no dice; a roll needs at least one die (R2)")
 
 
 def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) -> list[ev.Event]:
@@ -100,13 +151,6 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     kind = RollKind(command.kind)
     owner = _owner(state, ctx, command.on_behalf_of, command.blind)
     _check_target(command, kind)
-    _replaced(state, command.replaces, owner)
-    check_label(command.label)
-    roll_id = len(state.rolls) + 1
-    action_id, granted, scope, usable = _allowance(state, command, roll_id, kind)
-    action = state.actions.get(action_id)
-    if action is not None and action.owner != ctx.actor:
-        raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
     side = ev.CheckSide(
         owner,
         command.expression,
@@ -115,6 +159,13 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         command.eased,
         command.hindered,
     )
+    check_texts(command, [side])
+    _replaced(state, command, side)
+    roll_id = len(state.rolls) + 1
+    action_id, granted, scope, usable = _allowance(state, command, roll_id, kind)
+    action = state.actions.get(action_id)
+    if action is not None and action.owner != ctx.actor:
+        raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
     request = new_request(
         state,
         ctx,
@@ -126,6 +177,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         reroll_scope=scope,
     )
     spec = spec_of(request, side)
+    _refuse_constant(spec.expression.dice_count, command.expression)
     source = source_for(state, ctx, command.faces, command.salt)
     rolled = start(spec, source, usable)
     events: list[ev.Event] = [
@@ -191,12 +243,6 @@ def new_request(
         manual=command.faces is not None,
         replaces=checked.replaces if checked else None,
     )
-
-
-def check_label(label: str | None) -> None:
-    """Refuse a label longer than a line can show."""
-    if label is not None and len(label) > MAX_LABEL:
-        raise RollError(f"a label may have at most {MAX_LABEL} characters")
 
 
 def resolution(request: ev.RollRequested, rolled: RollState) -> ev.Event:

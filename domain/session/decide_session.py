@@ -6,33 +6,44 @@ from diceledger.domain.dice.sources import ALGORITHM, commitment
 from diceledger.domain.errors import (
     CommandRefusedError,
     CorruptLogError,
+    InvalidInputError,
     PermissionDeniedError,
     RollError,
 )
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_rolls import resolution
-from diceledger.domain.session.guards import find_roll, require_gm, require_member, require_open
+from diceledger.domain.session.guards import (
+    find_roll,
+    require_disputable,
+    require_gm,
+    require_member,
+    require_open,
+)
 from diceledger.domain.session.rolls import replay_state
 from diceledger.domain.session.state import AWAITING, GM, PLAYER, SessionState
+from diceledger.domain.session.text import (
+    MAX_SESSION_ID,
+    MAX_TEXT,
+    check_name,
+    check_optional,
+    check_text,
+    normalize_name,
+)
 
-MAX_TEXT = 500
-
-
-def _check_name(name: str) -> None:
-    if not name.strip() or len(name) > MAX_TEXT:
-        raise CommandRefusedError(f"a member's name needs 1 to {MAX_TEXT} characters, not blank")
+MAX_DISPUTE_WINDOW = 365 * 24 * 3600
 
 
 def start_session(state: SessionState, command: cmd.StartSession, ctx: Context) -> list[ev.Event]:
     """Open a session; its creator is its GM, and the first seed epoch is committed."""
     if state.started:
         raise CommandRefusedError(f"session '{command.session_id}' already exists")
-    _check_name(ctx.actor)
+    check_text(command.session_id, "a session id", MAX_SESSION_ID, required=True)
+    check_name(ctx.actor, "the GM's name")
+    check_text(command.title, "a title", MAX_TEXT, required=True)
     title = command.title.strip()
-    if not title or len(title) > MAX_TEXT:
-        raise CommandRefusedError(f"a title needs 1 to {MAX_TEXT} characters")
     return [
         ev.SessionStarted(command.session_id, title, ctx.actor, command.manual_dice_allowed),
         ev.PlayerJoined(ctx.actor, GM, "", ctx.actor),
@@ -43,19 +54,30 @@ def start_session(state: SessionState, command: cmd.StartSession, ctx: Context) 
 def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) -> list[ev.Event]:
     """Join oneself as a player; adding someone else or a co-GM is the GM's."""
     require_open(state)
-    if (command.name != ctx.actor or command.as_gm) and not state.is_gm(ctx.actor):
+    name = normalize_name(command.name)
+    if (name != ctx.actor or command.as_gm) and not state.is_gm(ctx.actor):
         # Not require_gm: its "join first" hint would send a newcomer back to this command.
         raise PermissionDeniedError("only a GM may add someone else or a co-GM")
-    _check_name(command.name)
-    member = state.members.get(command.name)
+    check_name(name)
+    member = state.members.get(name)
     if member is not None and (member.is_gm or not command.as_gm):
-        raise CommandRefusedError(f"{command.name} is already in session '{state.session_id}'")
-    if len(command.client_seed) > MAX_TEXT:
-        raise CommandRefusedError(f"a client seed may have at most {MAX_TEXT} characters")
+        raise CommandRefusedError(f"{name} is already in session '{state.session_id}'")
+    if member is None:
+        _refuse_lookalike(state, name, ctx)
+    check_text(command.client_seed, "a client seed", MAX_TEXT)
     role = GM if command.as_gm else PLAYER
     # A promotion without a new client seed keeps the one the player joined with.
     client_seed = command.client_seed or (member.client_seed if member else "")
-    return [ev.PlayerJoined(command.name, role, client_seed, ctx.actor)]
+    return [ev.PlayerJoined(name, role, client_seed, ctx.actor)]
+
+
+def _refuse_lookalike(state: SessionState, name: str, ctx: Context) -> None:
+    for other in state.members:
+        if ctx.lookalike(name, other):
+            raise InvalidInputError(
+                f"{name!r} looks like {other!r}, already in session '{state.session_id}'; "
+                "choose a name nobody can mistake for it"
+            )
 
 
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:
@@ -78,46 +100,69 @@ def reveal_seed(state: SessionState, command: cmd.RevealSeed, ctx: Context) -> l
 
 
 def end_session(state: SessionState, command: cmd.EndSession, ctx: Context) -> list[ev.Event]:
-    """Close waiting rolls as they stand, reveal the last seed, and end the session."""
+    """Close waiting rolls as they stand, reveal the last seed, and end the session.
+
+    Disputes stay open for ``dispute_window`` seconds after the end: the revealed seed is
+    what lets players check their dice.
+    """
     require_open(state)
     require_gm(state, ctx.actor, "end the session")
+    if not 0 <= command.dispute_window <= MAX_DISPUTE_WINDOW:
+        raise InvalidInputError(
+            f"a dispute window is 0 to {MAX_DISPUTE_WINDOW // 86400} days, "
+            f"not {command.dispute_window} seconds"
+        )
     events: list[ev.Event] = []
     for roll in state.rolls.values():
         if roll.status == AWAITING:
             events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0))
             events.append(resolution(roll.request, replay_state(roll)))
-    return [*events, _reveal(state, command.seed, ctx.actor), ev.SessionEnded(ctx.actor)]
+    ended_at = _moment(ctx)
+    window = command.dispute_window if ended_at is not None else 0
+    return [
+        *events,
+        _reveal(state, command.seed, ctx.actor),
+        ev.SessionEnded(ctx.actor, ended_at, window),
+    ]
 
 
 def open_dispute(state: SessionState, command: cmd.OpenDispute, ctx: Context) -> list[ev.Event]:
-    """Dispute a resolved roll one can see; one open dispute per roll at a time."""
-    require_open(state)
+    """Dispute a resolved roll one can see; one open dispute per roll at a time.
+
+    After the end, disputes are taken during the window the GM set when ending.
+    """
+    require_disputable(state, ctx.now)
     require_member(state, ctx.actor)
     roll = find_roll(state, command.roll_id, ctx.actor)
+    check_text(command.reason, "a dispute's reason", MAX_TEXT, required=True)
     reason = command.reason.strip()
-    if not reason or len(reason) > MAX_TEXT:
-        raise RollError(f"a dispute needs a reason of 1 to {MAX_TEXT} characters")
     if roll.status == AWAITING:
         raise RollError(f"roll {roll.roll_id} is still awaiting rerolls; dispute it once resolved")
     if roll.voided:
         raise RollError(f"roll {roll.roll_id} is already void")
     if roll.open_dispute:
         raise RollError(f"roll {roll.roll_id} already has an open dispute")
-    return [ev.RollDisputed(roll.roll_id, ctx.actor, reason)]
+    return [ev.RollDisputed(roll.roll_id, ctx.actor, reason, _moment(ctx))]
 
 
 def resolve_dispute(
     state: SessionState, command: cmd.ResolveDispute, ctx: Context
 ) -> list[ev.Event]:
     """Rule on an open dispute: uphold the roll or void it (nothing is edited or deleted)."""
-    require_open(state)
+    require_disputable(state, ctx.now)
     require_gm(state, ctx.actor, "resolve a dispute")
     roll = find_roll(state, command.roll_id, ctx.actor)
     if not roll.open_dispute:
         raise RollError(f"roll {roll.roll_id} has no open dispute")
     if command.outcome not in tuple(cmd.Ruling):
         raise RollError("a dispute is either upheld or voided")
-    if command.note is not None and len(command.note) > MAX_TEXT:
-        raise RollError(f"a note may have at most {MAX_TEXT} characters")
-    ruling = cmd.Ruling(command.outcome).value
-    return [ev.DisputeResolved(roll.roll_id, ctx.actor, ruling, command.note)]
+    check_optional(command.note, "a note", MAX_TEXT)
+    ruling = ev.DisputeResolved(
+        roll.roll_id, ctx.actor, cmd.Ruling(command.outcome).value, command.note, _moment(ctx)
+    )
+    return [ruling]
+
+
+def _moment(ctx: Context) -> str | None:
+    """Return when the command is decided, as the log records times (None if not told)."""
+    return format_timestamp(ctx.now) if ctx.now is not None else None

@@ -170,17 +170,26 @@ class OpposedCheckTied(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollDisputed(EventBase):
+    """A dispute; ``at`` is when it was decided (ISO UTC), which the window after the end
+    is judged by. Version 1 had no ``at``."""
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     by: str
     reason: str
+    at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class DisputeResolved(EventBase):
+    """A ruling; ``at`` as for RollDisputed (version 1 had none)."""
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     by: str
     outcome: str  # "upheld" | "voided"
     note: str | None
+    at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +207,15 @@ class SeedRevealed(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class SessionEnded(EventBase):
+    """The end; disputes stay open ``dispute_window`` seconds after ``ended_at`` (ISO UTC).
+
+    Version 1 had neither field: no dispute could be raised after the end.
+    """
+
+    schema_version: ClassVar[int] = 2
     by: str
+    ended_at: str | None = None
+    dispute_window: int = 0
 
 
 # What happens to the session as a whole.

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from diceledger.domain.errors import (
     CommandRefusedError,
     NotAMemberError,
     NotFoundError,
     PermissionDeniedError,
 )
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session.state import Roll, SessionState
 
 
@@ -17,6 +20,23 @@ def require_open(state: SessionState) -> None:
         raise NotFoundError("unknown session")
     if state.ended:
         raise CommandRefusedError(f"session '{state.session_id}' has ended")
+
+
+def require_disputable(state: SessionState, now: datetime | None) -> None:
+    """Refuse a dispute or ruling unless the session is open or in its window after the end."""
+    if not state.ended:
+        require_open(state)
+        return
+    until = state.disputes_until
+    if until is None:
+        raise CommandRefusedError(
+            f"session '{state.session_id}' has ended and took no disputes after its end"
+        )
+    if now is None or now > until:
+        raise CommandRefusedError(
+            f"session '{state.session_id}' has ended and its dispute window closed at "
+            f"{format_timestamp(until)}"
+        )
 
 
 def require_member(state: SessionState, actor: str) -> None:

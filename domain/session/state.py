@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import assert_never
 
 from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import CorruptLogError
+from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import events as ev
 
 GM = "gm"
@@ -79,6 +81,7 @@ class Roll:
     disputes: list[ev.RollDisputed] = field(default_factory=list)
     ruling: ev.DisputeResolved | None = None
     revealed: bool = False
+    replaced_by: int | None = None
 
     @property
     def roll_id(self) -> int:
@@ -132,6 +135,8 @@ class SessionState:
     rolls: dict[int, Roll] = field(default_factory=dict)
     actions: dict[str, Action] = field(default_factory=dict)
     ended: bool = False
+    # After the end, disputes (and rulings) are taken until this moment; None: none at all.
+    disputes_until: datetime | None = None
 
     @property
     def started(self) -> bool:
@@ -168,6 +173,8 @@ def _committed(state: SessionState, e: ev.SeedCommitted) -> None:
 
 def _requested(state: SessionState, e: ev.RollRequested) -> None:
     state.rolls[e.roll_id] = Roll(e)
+    if e.replaces is not None and e.replaces in state.rolls:
+        state.rolls[e.replaces].replaced_by = e.roll_id
     state.next_nonce = e.nonce + 1
     epoch = state.epochs[e.epoch - 1]
     if epoch.first_nonce is None:
@@ -215,6 +222,9 @@ def _seed_revealed(state: SessionState, e: ev.SeedRevealed) -> None:
 
 def _ended(state: SessionState, e: ev.SessionEnded) -> None:
     state.ended = True
+    if e.ended_at is not None:
+        ended_at = parse_timestamp(e.ended_at)
+        state.disputes_until = ended_at + timedelta(seconds=e.dispute_window)
 
 
 def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:

@@ -11,6 +11,7 @@ from diceledger.domain.dice.checks import judge
 from diceledger.domain.dice.engine import RollState
 from diceledger.domain.dice.render import PLAIN, Style, render_check, render_roll
 from diceledger.domain.dice.request import Target
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
@@ -146,6 +147,9 @@ def session_view(session: SessionState, viewer: str) -> JsonObject:
         "title": session.title,
         "gm": session.creator,
         "ended": session.ended,
+        "disputes_until": (
+            format_timestamp(session.disputes_until) if session.disputes_until else None
+        ),
         "manual_dice_allowed": session.manual_dice_allowed,
         "members": [
             {"name": m.name, "role": m.role, "client_seed": m.client_seed}

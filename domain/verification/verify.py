@@ -1,9 +1,12 @@
-"""Verify a session's log: chain, nonces, commitments, every die and every outcome.
+"""Verify a session's log: chain, rules, nonces, commitments, every die and every outcome.
 
 One pass over the records in stream order checks the hash chain, folds the session, and
 checks each event against the state before it: nonces gapless and never reused, dice drawn
 only from the committed, not yet revealed epoch, revealed seeds matching their
 commitments, every total and outcome equal to resolving the roll again from its dice.
+Each command is also decided again from the state before it (``conformance``): the log
+must hold exactly the events an honest run of the rules gives, so a player who makes
+themself GM, or a reroll past the allowance, is named even under a rebuilt hash chain.
 At the end, every seeded die of a revealed epoch is derived again from its seed.
 """
 
@@ -19,6 +22,7 @@ from diceledger.domain.hashchain import ChainVerifier
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import SessionState, evolve
+from diceledger.domain.verification.conformance import Matched, match_command
 from diceledger.domain.verification.derivation import matches, rederive
 from diceledger.domain.verification.outcomes import check_roll
 from diceledger.domain.verification.report import Failure, Report
@@ -58,6 +62,10 @@ class _Verifier:
         self.seeded: dict[int, list[_SeededDie]] = {}
         self.die_positions: dict[int, list[tuple[int, int]]] = {}
         self.bad_seeds: set[int] = set()
+        self.event_ids: set[str] = set()
+        # Events decoded but not yet applied: the command they belong to is still open.
+        self.pending: list[tuple[RecordedEvent, ev.Event]] = []
+        self.rules_checked = True
 
     def fail(self, record: RecordedEvent, reason: str) -> None:
         self.report.failures.append(Failure(record.position, record.stream_version, reason))
@@ -69,6 +77,9 @@ class _Verifier:
         elif record.stream_id != self.report.session_id:
             self.fail(record, f"an event of another session ('{record.stream_id}')")
             return
+        if record.event_id in self.event_ids:
+            self.fail(record, f"event id {record.event_id} appears twice in the log")
+        self.event_ids.add(record.event_id)
         if not self.chain_broken:
             problem = self.chain.check(record)
             if problem is not None:
@@ -78,9 +89,44 @@ class _Verifier:
             return
         try:
             event = self.decode(record)
+        except DiceledgerError as error:
+            self.drain(final=True)  # the log ends here for the checks: finish what came before
+            self.fail(record, f"{record.event_type} cannot follow the log before it: {error}")
+            self.stopped = True
+            return
+        self.pending.append((record, event))
+        self.drain(final=False)
+
+    def drain(self, final: bool) -> None:
+        """Apply the pending events whose command is complete, checked against the rules."""
+        while self.pending and not self.stopped:
+            count, violation = len(self.pending), None
+            if self.rules_checked:
+                events = [event for _, event in self.pending]
+                outcome = match_command(self.state, events, final)
+                if outcome is None:
+                    return  # the command goes on past the events read so far
+                if isinstance(outcome, Matched):
+                    count = outcome.count
+                else:
+                    violation = outcome
+            for record, event in self.pending[:count]:
+                self.apply(record, event)
+            if violation is not None:
+                # The first violation is named; past it, the state is no honest one to
+                # decide against, so the other checks go on alone.
+                self.fail(self.pending[violation.at][0], violation.reason)
+                self.rules_checked = False
+            del self.pending[:count]
+
+    def apply(self, record: RecordedEvent, event: ev.Event) -> None:
+        """Check one event against the state before it, fold it, and check what it closes."""
+        if self.stopped:
+            return
+        try:
             self.before(record, event)
             evolve(self.state, record.stream_version, event)
-        except (DiceledgerError, KeyError, IndexError, ValueError) as error:
+        except (DiceledgerError, LookupError, ValueError, ArithmeticError) as error:
             self.fail(record, f"{record.event_type} cannot follow the log before it: {error}")
             self.stopped = True
             return
@@ -102,6 +148,8 @@ class _Verifier:
                 )
         elif isinstance(event, ev.SeedCommitted) and event.epoch != len(self.state.epochs) + 1:
             self.fail(record, f"epoch {event.epoch} committed out of order")
+        elif isinstance(event, ev.SessionStarted) and event.session_id != record.stream_id:
+            self.fail(record, f"the session calls itself '{event.session_id}' in another stream")
         self._dice(record, event)
 
     def _request(self, record: RecordedEvent, request: ev.RollRequested) -> None:
@@ -192,8 +240,11 @@ class _Verifier:
                 self.fail(record, reason)
 
     def finish(self) -> Report:
+        self.drain(final=True)
         report = self.report
         report.rolls = len(self.state.rolls)
+        if report.events == 0:
+            report.failures.append(Failure(0, 0, "there are no events: nothing to verify"))
         if not self.stopped:
             self._open_rolls()
         self._derive()

@@ -11,19 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
+from diceledger.domain.errors import (
+    NotFoundError,
+    PermissionDeniedError,
+    ReadOnlyError,
+    unknown_session,
+)
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import state_as_of, until
-from diceledger.domain.projections.report import player_reports
+from diceledger.domain.projections.report import Visible, player_reports
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import hidden_from, timeline
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import RollRequested
+from diceledger.domain.session.events import PlayerJoined, RollRequested
 from diceledger.domain.verification.report import Report
 from diceledger.infra.app.results import (
     DisputeResult,
@@ -119,7 +125,9 @@ class Application:
         """Join a session, or (a GM) add a member or co-GM."""
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
-            member = outcome.state.members[command.name]
+            # The name as the session keeps it (normalised), not necessarily as typed.
+            joined = next(e for _, e in outcome.appended if isinstance(e, PlayerJoined))
+            member = replace(outcome.state.members[joined.name])
             return MemberResult(session_id, member, _records(outcome))
 
     def request_roll(
@@ -150,11 +158,18 @@ class Application:
             revealed, current = outcome.state.epochs[-2:]
             return SeedRevealResult(session_id, revealed, current, _records(outcome))
 
-    def end_session(self, actor: str, session_id: str) -> SessionEndResult:
-        """End a session (GM): waiting rolls resolve as they stand, the seed is revealed."""
+    def end_session(
+        self, actor: str, session_id: str, dispute_window: int | None = None
+    ) -> SessionEndResult:
+        """End a session (GM): waiting rolls resolve as they stand, the seed is revealed.
+
+        Disputes and rulings stay open ``dispute_window`` seconds after the end.
+        """
         with self._sessions.locked(session_id):
-            outcome = self._sessions.end(session_id, actor)
-            return SessionEndResult(session_id, outcome.state.epochs[-1], _records(outcome))
+            outcome = self._sessions.end(session_id, actor, dispute_window)
+            state = outcome.state
+            last = replace(state.epochs[-1])
+            return SessionEndResult(session_id, last, state.disputes_until, _records(outcome))
 
     def open_dispute(self, actor: str, session_id: str, roll_id: int, reason: str) -> DisputeResult:
         """Dispute a roll the actor can see."""
@@ -194,11 +209,15 @@ class Application:
 
     def sessions(self, progress: Progress | None = None) -> SessionDirectory:
         """Return every session in the store, from the session directory brought up to date."""
+        from diceledger.infra.projections.directory import folded_entries
         from diceledger.infra.projections.wiring import session_directory
 
         directory = session_directory(self._store, self._engine)
-        directory.catch_up(progress)
-        return tuple(directory.entries())
+        try:
+            directory.catch_up(progress)
+            return tuple(directory.entries())
+        except ReadOnlyError:  # a store that may only be read: list it from the log itself
+            return tuple(folded_entries(self._store))
 
     def pending_directory_events(self) -> int:
         """Return how many events the session directory has yet to fold."""
@@ -240,14 +259,24 @@ class Application:
         progress: Progress | None = None,
     ) -> StatisticsResult:
         """Return per-player statistics in the scope ``viewer`` may see."""
-        from diceledger.infra.projections.queries import has_session, visible_counters
+        from diceledger.infra.projections.queries import (
+            folded_counters,
+            has_session,
+            visible_counters,
+        )
         from diceledger.infra.projections.wiring import statistics_projection
 
         projection = statistics_projection(self._store, self._engine)
-        projection.catch_up(progress)
-        if session_id is not None and not has_session(projection.engine, session_id):
-            raise unknown_session(session_id)
-        counters = visible_counters(projection.engine, viewer, session_id, player)
+        counters: Iterable[Visible]
+        try:
+            projection.catch_up(progress)
+            engine = projection.engine
+            known = session_id is None or has_session(engine, session_id)
+            counters = visible_counters(engine, viewer, session_id, player)
+        except ReadOnlyError:  # a store that may only be read: count from the log itself
+            known, counters = folded_counters(self._store, viewer, session_id, player)
+        if not known:
+            raise unknown_session(session_id or "")
         return StatisticsResult(viewer, tuple(player_reports(counters, session_id, player)))
 
     def pending_statistics_events(self) -> int:
@@ -266,10 +295,10 @@ class Application:
                 raise PermissionDeniedError(
                     "only a GM may export a session whose blind rolls are not all revealed"
                 )
-            version = state.version
+            version, ended = state.version, state.ended
         records = self._store.read_stream(session_id)
         lines = export_lines(r for r in records if r.stream_version <= version)
-        return ExportResult(session_id, version, lines)
+        return ExportResult(session_id, version, ended, lines)
 
     def import_file(self, path: Path) -> ImportResult:
         """Append an export's events to this store, after verifying every session in it."""

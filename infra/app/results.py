@@ -88,6 +88,7 @@ class SessionEndResult:
 
     session_id: str
     last_epoch: Epoch
+    disputes_until: datetime | None
     appended: tuple[RecordedEvent, ...]
 
 
@@ -140,6 +141,7 @@ class ExportResult:
 
     session_id: str
     events: int
+    ended: bool  # an open session's seed stays in this store
     lines: Iterator[str]
 
 

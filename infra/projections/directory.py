@@ -8,17 +8,24 @@ appended since the last one. Only the event types the directory reads are decode
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from diceledger.domain.projections.directory import READS, DirectoryChanges, Entry
+from diceledger.domain.projections.directory import (
+    READS,
+    DirectoryChanges,
+    Entry,
+    directory_changes,
+)
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.db import translate_errors
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
 from diceledger.infra.projections.decoding import logged
 from diceledger.infra.projections.schema import session_directory, session_directory_members
+from diceledger.infra.store.port import EventStore
 
 _READ_TYPES = frozenset(cls.__name__ for cls in READS)
 
@@ -57,6 +64,22 @@ class SessionDirectory(CheckpointedProjection[DirectoryChanges]):
         with translate_errors(self._engine.url), self._engine.connect() as connection:
             for row in connection.execute(query):
                 yield Entry(*row)
+
+
+def folded_entries(store: EventStore) -> list[Entry]:
+    """Return the listing folded in memory from the whole log.
+
+    For a database that can be read but not written, where the directory's tables
+    cannot be brought up to date: the same listing, at the cost of reading every event.
+    """
+    records = (record for record in store.read_all() if record.event_type in _READ_TYPES)
+    changes = directory_changes(logged(record) for record in records)
+    members = Counter(session_id for session_id, _ in changes.joined)
+    started = sorted(changes.started.items(), key=lambda item: item[1].position)
+    return [
+        Entry(sid, s.title, s.gm, members[sid], changes.rolls[sid], sid in changes.ended)
+        for sid, s in started
+    ]
 
 
 def _add(record: RecordedEvent, changes: DirectoryChanges) -> None:

@@ -8,9 +8,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.projections.report import Visible
-from diceledger.domain.projections.statistics import ALL, PUBLIC
+from diceledger.domain.projections.statistics import ALL, PUBLIC, fold_statistics
 from diceledger.infra.db import translate_errors
+from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters, stat_members
+from diceledger.infra.store.port import EventStore
 
 FETCH_SIZE = 10_000
 
@@ -47,3 +49,20 @@ def has_session(engine: Engine, session_id: str) -> bool:
     query = sa.select(stat_members.c.session_id).where(stat_members.c.session_id == session_id)
     with translate_errors(engine.url), engine.connect() as connection:
         return connection.execute(query.limit(1)).first() is not None
+
+
+def folded_counters(
+    store: EventStore, viewer: str, session_id: str | None = None, player: str | None = None
+) -> tuple[bool, list[Visible]]:
+    """Return whether the session is known and the counters the viewer may see, folded
+    in memory from the whole log (for a database that cannot be written)."""
+    tally = fold_statistics(logged_all(store.read_all()))
+    known = session_id is None or any(s == session_id for s, _ in tally.members)
+    rows = [
+        (s, p, metric, amount)
+        for (s, p, scope, metric), amount in tally.nonzero().items()
+        if scope == (ALL if tally.members.get((s, viewer)) == "gm" else PUBLIC)
+        and session_id in (None, s)
+        and player in (None, p)
+    ]
+    return known, rows

@@ -29,6 +29,7 @@ def plan_import(
     """
     verifier = ChainVerifier(load_head=load_head)
     source = iter(records)
+    seen: set[str] = set()
     while chunk := list(islice(source, IMPORT_CHUNK_SIZE)):
         existing = find_existing([record.event_id for record in chunk])
         fresh: list[RecordedEvent] = []
@@ -39,6 +40,12 @@ def plan_import(
                 raise CorruptLogError(
                     f"import refused at position {record.position}: {error}"
                 ) from None
+            if record.event_id in seen:
+                raise CorruptLogError(
+                    f"import refused at position {record.position}: event id "
+                    f"{record.event_id} appears twice in what is imported"
+                )
+            seen.add(record.event_id)
             present = existing.get(record.event_id)
             if present is not None:
                 _require_identical(record, present)

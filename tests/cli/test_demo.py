@@ -39,7 +39,7 @@ def test_demo_shows_every_part_of_a_session_and_verifies(tmp_path: Path) -> None
         "roll 2 voided",
         "--replaces 2",
         "seed reveal $S",
-        "verified: the chain, versions, nonces, commitments and every outcome hold",
+        "verified: the chain, versions, rules, nonces, commitments and every outcome hold",
         "== Explore further",
     ):
         assert expected in output

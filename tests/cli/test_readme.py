@@ -35,7 +35,7 @@ def test_the_five_command_tour_runs_and_ends_verified(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "ann check: 1d20" in result.stdout
-    assert "verified: the chain, versions, nonces, commitments and every outcome hold" in (
+    assert "verified: the chain, versions, rules, nonces, commitments and every outcome hold" in (
         result.stdout
     )
     assert (tmp_path / "table.sqlite").exists()

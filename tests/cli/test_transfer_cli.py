@@ -16,6 +16,14 @@ from tests.cli.conftest import Ledger
 from tests.infra.forging import rechain
 
 
+def export_open(ledger: Ledger, actor: str, table: str, path: Path, *extra: str) -> str:
+    """Export a session still open: it works, with a one-line warning that it stays here."""
+    result = ledger.run(actor, "export", table, "-o", str(path), *extra)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("\n") == 1 and "is still open" in result.stderr
+    return result.stdout
+
+
 def import_into(url: str, path: Path) -> tuple[int, str]:
     runner = CliRunner(env={"NO_COLOR": "1"})
     result = runner.invoke(cli, ["--db", url, "--as", "gm", "import", str(path)])
@@ -25,9 +33,9 @@ def import_into(url: str, path: Path) -> tuple[int, str]:
 def test_export_then_import_twice_appends_once(ledger: Ledger, table: str, tmp_path: Path) -> None:
     ledger.ok("ann", "check", table, "1d20+3", "--target", "12")
     path = tmp_path / "tomb.jsonl"
-    out = ledger.data("gm", "export", table, "-o", str(path))
+    out = json.loads(export_open(ledger, "gm", table, path, "--json"))
     count = len(ledger.events(table))
-    assert out == {"session_id": table, "events": count, "file": str(path)}
+    assert out == {"session_id": table, "events": count, "file": str(path), "open": True}
     other = f"sqlite:///{tmp_path / 'other.sqlite'}"
     assert import_into(other, path) == (
         0,
@@ -43,7 +51,7 @@ def test_a_tampered_file_is_refused_naming_the_line(
     ledger: Ledger, table: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "tomb.jsonl"
-    ledger.ok("gm", "export", table, "-o", str(path))
+    export_open(ledger, "gm", table, path)
     lines = path.read_text().splitlines(keepends=True)
     record = json.loads(lines[3])
     record["data"]["name"] = "mallory"
@@ -63,7 +71,7 @@ def test_a_player_may_not_export_a_session_with_an_unrevealed_blind_roll(
     assert "only a GM may export" in ledger.refused("ann", "export", table, "-o", str(path))
     assert not path.exists()
     ledger.ok("gm", "reveal", table, "1")
-    ledger.ok("ann", "export", table, "-o", str(path))
+    export_open(ledger, "ann", table, path)
     assert path.exists()
 
 
@@ -85,7 +93,7 @@ def test_a_forged_file_with_a_rebuilt_chain_is_refused_and_nothing_imported(
 ) -> None:
     ledger.ok("ann", "check", table, "1d20+3", "--target", "12", "--faces", "7")
     path = tmp_path / "tomb.jsonl"
-    ledger.ok("gm", "export", table, "-o", str(path))
+    export_open(ledger, "gm", table, path)
     records = list(read_export(path))
     resolved = next(i for i, r in enumerate(records) if r.event_type == "CheckResolved")
     # A careful forger turns the failure into a success and rebuilds every hash after it.

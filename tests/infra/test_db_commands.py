@@ -41,6 +41,7 @@ def test_db_current_as_json(tmp_path: Path, monkeypatch) -> None:
         "revision": head_revision(),
         "head": head_revision(),
         "is_head": True,
+        "status": "up to date",
     }
 
 

@@ -1,4 +1,5 @@
-"""A log written by an older release (SessionStarted v1) still replays, verifies and grows."""
+"""Logs written by an older release (SessionStarted, SessionEnded, RollDisputed and
+DisputeResolved at version 1) still replay, verify and grow."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ import pytest
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import SessionStarted
+from diceledger.domain.session.events import (
+    DisputeResolved,
+    RollDisputed,
+    SessionEnded,
+    SessionStarted,
+)
 from diceledger.infra.codec import decode, from_record
 from diceledger.infra.exporting import read_export
 from diceledger.infra.verifying import verify_file
@@ -49,3 +55,34 @@ def test_an_imported_old_log_loads_and_refuses_rolls_after_its_end() -> None:
 def test_an_event_newer_than_this_release_is_refused() -> None:
     with pytest.raises(CorruptLogError, match="newer than this release"):
         decode("SessionStarted", 3, {})
+
+
+DISPUTES = Path(__file__).resolve().parents[1] / "fixtures" / "disputes_v1.jsonl"
+
+
+def test_the_disputes_fixture_holds_version_1_disputes_rulings_and_end() -> None:
+    old = [r for r in read_export(DISPUTES) if r.schema_version == 1]
+    kinds = {r.event_type for r in old}
+    assert {"RollDisputed", "DisputeResolved", "SessionEnded"} <= kinds
+    assert all("at" not in r.data for r in old if r.event_type != "SessionEnded")
+    assert [r.data for r in old if r.event_type == "SessionEnded"] == [{"by": "mira"}]
+
+
+def test_version_1_disputes_and_end_upcast_to_no_time_and_no_window() -> None:
+    events = [from_record(r) for r in read_export(DISPUTES)]
+    disputes = [e for e in events if isinstance(e, RollDisputed | DisputeResolved)]
+    assert len(disputes) == 4 and all(e.at is None for e in disputes)
+    (ended,) = [e for e in events if isinstance(e, SessionEnded)]
+    assert (ended.ended_at, ended.dispute_window) == (None, 0)
+
+
+def test_the_old_disputes_log_verifies_and_takes_no_dispute_after_its_end() -> None:
+    report = verify_file(DISPUTES)
+    assert report.ok, report.first_failure
+    services = memory_services()
+    records = list(read_export(DISPUTES))
+    services.store.import_recorded(records)
+    session_id = records[0].stream_id
+    assert services.sessions.load(session_id).disputes_until is None
+    with pytest.raises(Exception, match="took no disputes after its end"):
+        services.sessions.execute(session_id, "ann", cmd.OpenDispute(2, "late"))

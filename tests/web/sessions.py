@@ -82,7 +82,7 @@ def play_session(folder: Path) -> PlayedSession:
     sid: str = table.data("gm", "session", "start", "Tombe de verre — Glaß ✨")["session_id"]
     table.run("ann", "session", "join", sid, "--client-seed", "ann's lucky words")
     table.run("bob", "session", "join", sid)
-    table.run("zoë", "session", "join", sid, "--client-seed", 'dés 🎲 "quoted" \\ tab\t')
+    table.run("zoë", "session", "join", sid, "--client-seed", 'dés 🎲 "quoted" \\ back')
     table.run("ann", "check", sid, "1d20+3[STR]", "--target", "14", "--adv", "1:flank")
     table.run("bob", "check", sid, "1d20+1", "--dc", "3:WIS", "--dis", "1:fog", "--median")
     table.run("zoë", "roll", sid, "8d4+2", "--kind", "damage", "--salt", "zoë's salt")

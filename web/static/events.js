@@ -17,15 +17,15 @@ export const SCHEMA_VERSIONS = {
   RollResolved: 1,
   CheckResolved: 1,
   OpposedCheckTied: 1,
-  RollDisputed: 1,
-  DisputeResolved: 1,
+  RollDisputed: 2,
+  DisputeResolved: 2,
   RollRevealed: 1,
   SeedRevealed: 1,
-  SessionEnded: 1,
+  SessionEnded: 2,
 };
 
 // Older versions an upcaster still reads (infra/codec.py).
-const UPCAST_FROM = { SessionStarted: 1 };
+const UPCAST_FROM = { SessionStarted: 1, RollDisputed: 1, DisputeResolved: 1, SessionEnded: 1 };
 
 const isInteger = (value) => Number.isSafeInteger(value);
 const KINDS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from datetime import datetime
 
 from diceledger.domain.dice.sources import DiceSource, Draw, Provenance
 from diceledger.domain.session import commands as cmd
@@ -45,13 +46,14 @@ class Table:
         self.events: list[Event] = []
         self.dice = Scripted()
         self.seed = b"epoch one seed"
+        self.now: datetime | None = None  # the moment commands are decided at, if any
         self.run(gm, cmd.StartSession("s1", "Test table", hashlib.sha256(self.seed).hexdigest()))
         for player in players:
             self.run(player, cmd.JoinSession(player))
 
     def run(self, actor: str, command: cmd.Command, faces: Iterable[int] = ()) -> list[Event]:
         self.dice.faces.setdefault(self.state.next_nonce, []).extend(faces)
-        events = decide(self.state, command, Context(actor, self.dice))
+        events = decide(self.state, command, Context(actor, self.dice, self.now))
         for event in events:
             evolve(self.state, self.state.version + 1, event)
         self.events += events
@@ -60,7 +62,7 @@ class Table:
     def refused(self, actor: str, command: cmd.Command) -> Exception:
         version = self.state.version
         try:
-            decide(self.state, command, Context(actor, self.dice))
+            decide(self.state, command, Context(actor, self.dice, self.now))
         except Exception as error:  # noqa: BLE001 - returned for the test to inspect
             assert self.state.version == version
             return error

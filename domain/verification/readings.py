@@ -1,0 +1,207 @@
+"""Which command the log's next events are: each command recognised by its first event.
+
+A reading rebuilds the command from the events (who acted, what they asked, when) for
+decide to decide again. Where the log cannot say which of two honest commands wrote the
+events (the default reroll policy at once, or the roller's own rerolls later; an accept, or
+an end that closes waiting rolls), both readings are given, in order. A reading that
+depends on how far a run of events goes waits until the run has ended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
+from diceledger.domain.dice.sources import Provenance
+from diceledger.domain.errors import RollError
+from diceledger.domain.hashchain import parse_timestamp
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.state import GM, SessionState
+from diceledger.domain.verification.logged_dice import roll_run
+
+# Events no command begins with, and where the rules put them instead.
+NEVER_FIRST: dict[type[ev.Event], str] = {
+    ev.SeedCommitted: "a seed epoch is committed only as a session starts or a seed is revealed",
+    ev.DiceRolled: "dice are rolled only by the request or reroll they belong to",
+    ev.DieExploded: "an explosion is rolled only with the die it explodes from",
+    ev.OpposedCheckTied: "a tie is recorded only within its opposed check",
+    ev.RollResolved: "a roll resolves only with its dice, a reroll, an accept or the end",
+    ev.CheckResolved: "a check resolves only with its dice, a reroll, an accept or the end",
+    ev.SessionEnded: "a session ends only right after its last seed is revealed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The next events read as one command: who, what, when, and which roll's dice."""
+
+    actor: str
+    command: cmd.Command
+    now: datetime | None = None
+    roll_id: int | None = None
+    run_from: int = 1  # where the roll's dice start among the events
+
+
+class Gap(Enum):
+    """A reading the events read so far cannot settle."""
+
+    WAIT = "wait"  # more events may complete it
+    CUT = "cut"  # the log ended inside it
+
+
+def _request(
+    head: ev.RollRequested, upcoming: Sequence[ev.Event], final: bool
+) -> list[Reading | Gap] | None:
+    faces = () if head.manual else None
+    side = head.side
+    if head.opponent is not None:
+        opposed = cmd.RequestOpposed(
+            side,
+            head.opponent,
+            median=head.median,
+            exploding=head.exploding,
+            action_id=head.action_id,
+            blind=head.blind,
+            label=head.label,
+            salt=head.salt,
+            faces=faces,
+        )
+        return [Reading(head.roller, opposed, roll_id=head.roll_id)]
+    # A recorded DC goes through Target as a request would: an inconsistent one is refused.
+    target = None if head.target is None else Target(head.target, head.dc_modifier, head.dc_label)
+    if target is None and (head.dc_modifier is not None or head.dc_label is not None):
+        raise RollError(f"roll {head.roll_id} names a DC but no target")
+    request = cmd.RequestRoll(
+        RollKind(head.kind),
+        side.expression,
+        advantage=side.advantage,
+        disadvantage=side.disadvantage,
+        eased=side.eased,
+        hindered=side.hindered,
+        median=head.median,
+        exploding=head.exploding,
+        target=target,
+        against=head.against,
+        action_id=head.action_id,
+        rerolls=head.rerolls_granted,
+        reroll_scope=RerollScope(head.reroll_scope),
+        blind=head.blind,
+        on_behalf_of=head.on_behalf_of,
+        label=head.label,
+        salt=head.salt,
+        faces=faces,
+        replaces=head.replaces,
+    )
+    _, complete = roll_run(upcoming, 1, head.roll_id, final)
+    if not complete:
+        return None  # the default policy's rerolls may still follow
+    # Rerolls and a resolution right after a request are the default policy's (auto_reroll)
+    # or the roller's next commands; both are honest readings, so both are tried.
+    auto = dataclasses.replace(request, auto_reroll=True)
+    return [
+        Reading(head.roller, auto, roll_id=head.roll_id),
+        Reading(head.roller, request, roll_id=head.roll_id),
+    ]
+
+
+def _reroll(
+    state: SessionState, head: ev.DieRerolled, upcoming: Sequence[ev.Event], final: bool
+) -> Reading | None:
+    """Read a reroll command: the dice it replaced, all drawn under the head's nonce."""
+    roll = state.rolls.get(head.roll_id)
+    nonce = head.die.nonce
+    replaced = []
+    for event in upcoming:
+        if not isinstance(event, ev.DieRerolled | ev.DieExploded):
+            break
+        if event.roll_id != head.roll_id or event.die.nonce != nonce:
+            break
+        if isinstance(event, ev.DieRerolled):
+            replaced.append(event.replaced)
+    else:
+        if not final:
+            return None  # more dice of this command may follow
+    faces = () if head.die.source == Provenance.MANUAL else None
+    actor = roll.request.roller if roll is not None else ""
+    return Reading(actor, cmd.Reroll(head.roll_id, tuple(replaced), faces), None, head.roll_id, 0)
+
+
+def _end(upcoming: Sequence[ev.Event], start: int) -> Reading | Gap | None:
+    """Read the events from ``start`` as the end, if they are one.
+
+    Returns the reading, ``Gap.CUT`` when the events run out before the end's last two
+    (SeedRevealed, SessionEnded), or None when another event shows they are no end.
+    """
+    for at in range(start, len(upcoming)):
+        revealed = upcoming[at]
+        ended = upcoming[at + 1] if at + 1 < len(upcoming) else None
+        if isinstance(revealed, ev.SeedRevealed) and isinstance(ended, ev.SessionEnded):
+            now = parse_timestamp(ended.ended_at) if ended.ended_at is not None else None
+            command = cmd.EndSession(bytes.fromhex(revealed.seed), ended.dispute_window)
+            return Reading(ended.by, command, now)
+        if ended is None and isinstance(revealed, ev.SeedRevealed):
+            return Gap.CUT
+        if not isinstance(revealed, ev.RollAccepted | ev.RollResolved | ev.CheckResolved):
+            return None
+    return Gap.CUT
+
+
+def _decided_at(at: str | None) -> datetime | None:
+    return parse_timestamp(at) if at is not None else None
+
+
+def readings(
+    state: SessionState, upcoming: Sequence[ev.Event], final: bool
+) -> list[Reading | Gap] | None:
+    """Return the readings of the next events as a command, to be tried in order.
+
+    None until more events are read; an empty list when no command begins with the first.
+    """
+    head = upcoming[0]
+    short = len(upcoming) < 2 and not final
+    if isinstance(head, ev.SessionStarted):
+        if len(upcoming) < 3 and not final:
+            return None
+        third = upcoming[2] if len(upcoming) > 2 else None
+        commitment = third.commitment if isinstance(third, ev.SeedCommitted) else ""
+        start = cmd.StartSession(head.session_id, head.title, commitment, head.manual_dice_allowed)
+        return [Reading(head.gm, start)]
+    if isinstance(head, ev.PlayerJoined):
+        join = cmd.JoinSession(head.name, head.client_seed, head.role == GM)
+        return [Reading(head.added_by, join)]
+    if isinstance(head, ev.RollRequested):
+        return _request(head, upcoming, final)
+    if isinstance(head, ev.DieRerolled):
+        reroll = _reroll(state, head, upcoming, final)
+        return None if reroll is None else [reroll]
+    if isinstance(head, ev.RollAccepted):
+        accept = Reading(head.by, cmd.Accept(head.roll_id))
+        end = _end(upcoming, 0)
+        if isinstance(end, Reading):
+            return [accept, end]
+        if end is Gap.CUT:  # perhaps an end that closes waiting rolls: wait for the rest
+            return [accept, Gap.CUT if final else Gap.WAIT]
+        return [accept]
+    if isinstance(head, ev.SeedRevealed):
+        if short:
+            return None
+        end = _end(upcoming, 0)
+        if isinstance(end, Reading):
+            return [end]
+        following = upcoming[1] if len(upcoming) > 1 else None
+        commitment = following.commitment if isinstance(following, ev.SeedCommitted) else ""
+        return [Reading(head.by, cmd.RevealSeed(bytes.fromhex(head.seed), commitment))]
+    if isinstance(head, ev.RollDisputed):
+        dispute = cmd.OpenDispute(head.roll_id, head.reason)
+        return [Reading(head.by, dispute, _decided_at(head.at))]
+    if isinstance(head, ev.DisputeResolved):
+        ruling = cmd.ResolveDispute(head.roll_id, cmd.Ruling(head.outcome), head.note)
+        return [Reading(head.by, ruling, _decided_at(head.at))]
+    if isinstance(head, ev.RollRevealed):
+        return [Reading(head.by, cmd.RevealRoll(head.roll_id))]
+    return []
