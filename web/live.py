@@ -10,6 +10,7 @@ it was opened with stops being valid.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,11 +20,13 @@ from anyio import CancelScope
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.projections.feed import FeedItem
 from diceledger.infra.app.feed import SessionFeed
 from diceledger.infra.live import Wakeups
 from diceledger.web.routes.reads import line_json
 
+LOG = logging.getLogger("diceledger.live")
 RETRY_MS = 2000  # how long a browser waits before reconnecting
 HEARTBEAT = ": heartbeat\n\n"
 HEADERS = {
@@ -78,7 +81,12 @@ class EventStream(Response):
             await _send(send, f"retry: {RETRY_MS}\n\n")
             after, last_sent, last_checked = plan.after, time.monotonic(), time.monotonic()
             while not subscription.ending:
-                items = await anyio.to_thread.run_sync(plan.feed.read, after)
+                try:
+                    items = await anyio.to_thread.run_sync(plan.feed.read, after)
+                except DiceledgerError as error:
+                    # The client reconnects after `retry` and resumes where it was.
+                    LOG.warning("a live stream of %s ended: %s", plan.session_id, error)
+                    return
                 chunk = "".join(event_text(item) for item in items)
                 after = items[-1].version if items else after
                 now = time.monotonic()

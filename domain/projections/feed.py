@@ -54,16 +54,17 @@ class Feed:
         for item in batch:
             evolve(self._head, item.version, item.event)
         hidden = hidden_from(self._head, self._viewer)
+        views: dict[int, JsonObject] = {}  # a roll's events in one batch share its view
         shown = []
         for item in batch:
             evolve(self._told, item.version, item.event)
             if item.version > after:
-                shown.append(self._item(item, hidden))
+                shown.append(self._item(item, hidden, views))
         return shown
 
-    def _item(self, item: Logged, hidden: frozenset[int]) -> FeedItem:
+    def _item(self, item: Logged, hidden: frozenset[int], views: dict[int, JsonObject]) -> FeedItem:
         line = line_of(self._told, item, hidden)
-        roll = None
-        if line.roll_id is not None:
-            roll = roll_view(self._head, self._head.rolls[line.roll_id], self._viewer)
-        return FeedItem(item.version, line.event, line, roll)
+        roll_id = line.roll_id
+        if roll_id is not None and roll_id not in views:
+            views[roll_id] = roll_view(self._head, self._head.rolls[roll_id], self._viewer)
+        return FeedItem(item.version, line.event, line, None if roll_id is None else views[roll_id])

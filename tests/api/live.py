@@ -108,9 +108,9 @@ class SseReader:
                 return block.comments[0]
         raise AssertionError("no comment came")
 
-    def ended(self) -> bool:
-        """Tell whether the server ends the stream (skipping any events and comments)."""
-        for _ in range(MOST_LINES):
+    def ended(self, most: int = 50) -> bool:
+        """Tell whether the server ends the stream within ``most`` blocks (events, comments)."""
+        for _ in range(most):
             if self.next() is None:
                 return True
         return False
