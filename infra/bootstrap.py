@@ -12,15 +12,19 @@ if TYPE_CHECKING:
 
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.idempotency import IdempotentRequests
+    from diceledger.infra.live import LiveUpdates
+    from diceledger.infra.sessions import Appended
 
 
 @dataclass(frozen=True, slots=True)
 class ServerParts:
-    """What the HTTP face needs: the application, access control and idempotent requests."""
+    """What the HTTP face needs: the application, access control, idempotent requests, and
+    the live updates every append is announced to."""
 
     app: Application
     access: AccessService
     requests: IdempotentRequests
+    live: LiveUpdates
 
 
 def bootstrap(db_url: str | None = None) -> Application:
@@ -33,11 +37,18 @@ def bootstrap_server(db_url: str | None = None) -> ServerParts:
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.idempotency import IdempotentRequests
+    from diceledger.infra.live import LiveUpdates
+    from diceledger.infra.live_postgres import PostgresChannel
 
-    app, engine = _opened(db_url)
+    url, engine = _engine(db_url)
+    # Several workers share a PostgreSQL store, so their streams must hear each other's
+    # appends; a SQLite store has one worker.
+    channel = PostgresChannel(engine) if engine.dialect.name == "postgresql" else None
+    live = LiveUpdates(channel)
+    app = _application(url, engine, live.appended)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
-    return ServerParts(app, AccessService(app, store, requests), requests)
+    return ServerParts(app, AccessService(app, store, requests), requests, live)
 
 
 def in_memory() -> Application:
@@ -49,11 +60,21 @@ def in_memory() -> Application:
 
 
 def _opened(db_url: str | None) -> tuple[Application, Engine]:
-    from diceledger.infra.db import open_engine, resolve_url, safe_url
+    url, engine = _engine(db_url)
+    return _application(url, engine), engine
+
+
+def _engine(db_url: str | None) -> tuple[str, Engine]:
+    from diceledger.infra.db import open_engine, resolve_url
+
+    url = resolve_url(db_url)
+    return url, open_engine(url)
+
+
+def _application(url: str, engine: Engine, on_appended: Appended | None = None) -> Application:
+    from diceledger.infra.db import safe_url
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 
-    url = resolve_url(db_url)
-    engine = open_engine(url)
-    app = Application(SqlEventStore(engine), SeedVault(engine), safe_url(url), engine, url)
-    return app, engine
+    store, vault = SqlEventStore(engine), SeedVault(engine)
+    return Application(store, vault, safe_url(url), engine, url, on_appended)

@@ -35,6 +35,13 @@ from diceledger.infra.store.port import Clock, EventStore, utc_now
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
 
+# Told after every successful append: the session and its version now (live streams).
+Appended = Callable[[str, int], None]
+
+
+def _unheard(_session_id: str, _version: int) -> None:
+    return None
+
 
 class Vault(Protocol):
     """Where epoch seeds wait, outside the log, until they are revealed."""
@@ -78,9 +85,11 @@ class SessionService:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(SEED_BYTES),
         new_suffix: Callable[[], str] = lambda: secrets.token_hex(3),
         clock: Clock = utc_now,
+        on_appended: Appended = _unheard,
     ) -> None:
         self.store = store
         self.vault = vault
+        self._on_appended = on_appended
         self._new_seed = new_seed
         self._new_suffix = new_suffix
         self._clock = clock
@@ -201,6 +210,8 @@ class SessionService:
         appended = list(zip(recorded, events, strict=True))
         for record, event in appended:
             evolve(state, record.stream_version, event)
+        if recorded:
+            self._on_appended(session_id, recorded[-1].stream_version)
         return Outcome(session_id, appended, state)
 
     def _seed(self, session_id: str, state: SessionState) -> bytes:

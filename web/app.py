@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from diceledger.domain import __version__
 from diceledger.domain.errors import DiceledgerError
 from diceledger.web.context import WebServices
+from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
 from diceledger.web.problems import (
     BAD_REQUEST,
@@ -25,7 +26,7 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
-from diceledger.web.routes import disputes, members, reads, rolls, service, sessions
+from diceledger.web.routes import disputes, events, members, reads, rolls, service, sessions
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
@@ -39,9 +40,10 @@ def build_app(services: WebServices) -> FastAPI:
         summary="Dice-roll sessions recorded as a verifiable event log.",
         docs_url=None,  # the interactive docs load scripts from another host
         redoc_url=None,
+        lifespan=live_updates,
     )
     app.state.services = services
-    for module in (sessions, rolls, disputes, reads, members, service):
+    for module in (sessions, rolls, disputes, reads, events, members, service):
         app.include_router(module.router)
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]

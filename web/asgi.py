@@ -29,6 +29,9 @@ def settings_from_environment() -> Settings:
             "DICELEDGER_REDEMPTIONS_PER_MINUTE", default.redemptions_per_minute
         ),
         streams_per_token=number("DICELEDGER_STREAMS_PER_TOKEN", default.streams_per_token),
+        heartbeat_seconds=float(
+            os.environ.get("DICELEDGER_HEARTBEAT_SECONDS", default.heartbeat_seconds)
+        ),
         server_name=os.environ.get("DICELEDGER_SERVER_NAME", default.server_name),
     )
 
@@ -36,5 +39,6 @@ def settings_from_environment() -> Settings:
 def create() -> FastAPI:
     """Build the app on the database named by DICELEDGER_DB (or the default file)."""
     parts = bootstrap_server(os.environ.get("DICELEDGER_DB"))
-    services = WebServices(parts.app, parts.access, parts.requests, settings_from_environment())
+    settings = settings_from_environment()
+    services = WebServices(parts.app, parts.access, parts.requests, settings, live=parts.live)
     return build_app(services)

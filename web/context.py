@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from diceledger.infra.app.access import AccessService
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.idempotency import IdempotentRequests
+from diceledger.infra.live import LiveUpdates
 from diceledger.web.limits import Limits
 
 
@@ -20,8 +21,8 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     rolls_per_minute: int = 120  # per token: every POST that draws dice
     redemptions_per_minute: int = 20  # per session: invite codes tried
-    streams_per_token: int = 4  # live streams open at once
-    heartbeat_seconds: float = 15.0
+    streams_per_token: int = 4  # live streams open at once, per worker
+    heartbeat_seconds: float = 15.0  # a quiet stream's comment line, and its re-read
     server_name: str = "diceledger"
 
 
@@ -34,6 +35,8 @@ class WebServices:
     requests: IdempotentRequests
     settings: Settings = field(default_factory=Settings)
     limits: Limits = field(default_factory=Limits)
+    # The application must announce its appends to this same object (bootstrap_server).
+    live: LiveUpdates = field(default_factory=LiveUpdates)
 
 
 def web_services(request: Request) -> WebServices:

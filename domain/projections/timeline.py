@@ -65,28 +65,33 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
     state = SessionState()
     for item in logged:
         evolve(state, item.version, item.event)
-        event = item.event
-        roll_id = ev.roll_id_of(event)
-        secret = roll_id in hidden
-        if secret:
-            text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
-            detail: JsonObject = {"roll_id": roll_id}
-        else:
-            text = describe(state, event)
-            detail = dataclasses.asdict(event)
-            if isinstance(event, ev.RollResolved | ev.CheckResolved):
-                detail["line"] = roll_line(state.rolls[event.roll_id])
-        yield Line(
-            item.position,
-            item.version,
-            item.recorded_at,
-            item.actor,
-            type(event).__name__,
-            roll_id,
-            secret,
-            text,
-            detail,
-        )
+        yield line_of(state, item, hidden)
+
+
+def line_of(state: SessionState, item: Logged, hidden: frozenset[int]) -> Line:
+    """Return the line of one event, read against the state just after it."""
+    event = item.event
+    roll_id = ev.roll_id_of(event)
+    secret = roll_id in hidden
+    if secret:
+        text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
+        detail: JsonObject = {"roll_id": roll_id}
+    else:
+        text = describe(state, event)
+        detail = dataclasses.asdict(event)
+        if isinstance(event, ev.RollResolved | ev.CheckResolved):
+            detail["line"] = roll_line(state.rolls[event.roll_id])
+    return Line(
+        item.position,
+        item.version,
+        item.recorded_at,
+        item.actor,
+        type(event).__name__,
+        roll_id,
+        secret,
+        text,
+        detail,
+    )
 
 
 def describe(state: SessionState, event: ev.Event) -> str:

@@ -31,6 +31,7 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import PlayerJoined, RollRequested
 from diceledger.domain.verification.report import Report
+from diceledger.infra.app.feed import SessionFeed
 from diceledger.infra.app.results import (
     DisputeResult,
     ExportResult,
@@ -49,7 +50,7 @@ from diceledger.infra.app.results import (
 )
 from diceledger.infra.projections.checkpoints import Status
 from diceledger.infra.projections.wiring import PersistedProjection
-from diceledger.infra.sessions import Outcome, SessionService, Vault
+from diceledger.infra.sessions import Appended, Outcome, SessionService, Vault
 from diceledger.infra.store.port import EventStore
 
 # Called with how many events were just folded (a progress bar's advance).
@@ -75,17 +76,22 @@ class Application:
         url: str,
         engine: Engine | None = None,
         full_url: str | None = None,
+        on_appended: Appended | None = None,
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
         ``url`` is safe to show (no password); ``full_url`` is what other processes of the
-        same server connect with.
+        same server connect with. ``on_appended`` is told of every append (live streams).
         """
         self._store = store
         self._url = url
         self._full_url = full_url or url
         self._engine = engine
-        self._sessions = SessionService(store, vault)
+        self._sessions = (
+            SessionService(store, vault)
+            if on_appended is None
+            else SessionService(store, vault, on_appended=on_appended)
+        )
 
     @property
     def url(self) -> str:
@@ -237,6 +243,12 @@ class Application:
         lines = tuple(timeline(shown, hidden))
         as_of = standing(state_as_of(shown), hidden) if moment.given else None
         return ReplayResult(session_id, lines, as_of)
+
+    def follow(self, viewer: str, session_id: str) -> SessionFeed:
+        """Return ``viewer``'s live feed of a session: each read brings what was appended since."""
+        if self._store.current_version(session_id) == 0:
+            raise unknown_session(session_id)
+        return SessionFeed(self._store, session_id, viewer)
 
     def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
         """Return the GM's review of one roll: every die, its provenance and the proofs."""

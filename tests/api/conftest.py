@@ -52,7 +52,9 @@ class Table:
 
 def build_api(url: str, settings: Settings | None = None) -> Api:
     parts = bootstrap_server(url)
-    services = WebServices(parts.app, parts.access, parts.requests, settings or Settings())
+    services = WebServices(
+        parts.app, parts.access, parts.requests, settings or Settings(), live=parts.live
+    )
     return Api(TestClient(build_app(services)), services)
 
 

@@ -1,0 +1,111 @@
+"""A session's live stream as Server-Sent Events: the wire format and the loop that feeds it.
+
+Each event is ``id: <stream version>``, ``event: <event type>`` and one ``data:`` line of
+JSON ``{"line": <timeline line, as replay shows it>, "roll": <the roll's view, or null>}``.
+The loop reads the store whenever the session's wake-up call rings and at least once per
+heartbeat, and ends when the client goes, when the worker shuts down, or when the token
+it was opened with stops being valid.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio
+from anyio import CancelScope
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.projections.feed import FeedItem
+from diceledger.infra.app.feed import SessionFeed
+from diceledger.infra.live import Wakeups
+
+LOG = logging.getLogger("diceledger.live")
+RETRY_MS = 2000  # how long a browser waits before reconnecting
+HEARTBEAT = ": heartbeat\n\n"
+HEADERS = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-store",
+    "x-accel-buffering": "no",  # a reverse proxy must pass each event on at once
+}
+
+
+def event_text(item: FeedItem) -> str:
+    """Return one feed item as a Server-Sent Event."""
+    data = json.dumps({"line": item.line.as_json(), "roll": item.roll}, ensure_ascii=False)
+    return f"id: {item.version}\nevent: {item.event}\ndata: {data}\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPlan:
+    """What one stream sends and for how long: its feed, where it resumes, its checks."""
+
+    session_id: str
+    feed: SessionFeed
+    after: int  # send only events with a greater version
+    heartbeat_seconds: float
+    still_allowed: Callable[[], bool]  # re-checked once per heartbeat, in a thread
+    closed: Callable[[], None]  # told once when the stream ends, however it ends
+
+
+class EventStream(Response):
+    """The streaming response: catch up from the plan's version, then follow the session."""
+
+    def __init__(self, plan: StreamPlan, wakeups: Wakeups) -> None:
+        self.plan = plan
+        self.wakeups = wakeups
+        self.status_code = 200
+        self.background = None
+        self.init_headers(HEADERS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            async with anyio.create_task_group() as group:
+                group.start_soon(_cancel_when_gone, receive, group.cancel_scope)
+                await self._follow(send)
+                group.cancel_scope.cancel()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            self.plan.closed()
+
+    async def _follow(self, send: Send) -> None:
+        plan = self.plan
+        with self.wakeups.subscribe(plan.session_id) as subscription:
+            await _send(send, f"retry: {RETRY_MS}\n\n")
+            after, last_sent, last_checked = plan.after, time.monotonic(), time.monotonic()
+            while not subscription.ending:
+                try:
+                    items = await anyio.to_thread.run_sync(plan.feed.read, after)
+                except DiceledgerError as error:
+                    # The client reconnects after `retry` and resumes where it was.
+                    LOG.warning("a live stream of %s ended: %s", plan.session_id, error)
+                    return
+                chunk = "".join(event_text(item) for item in items)
+                after = items[-1].version if items else after
+                now = time.monotonic()
+                if now - last_checked >= plan.heartbeat_seconds:
+                    if not await anyio.to_thread.run_sync(plan.still_allowed):
+                        return
+                    last_checked = now
+                if not chunk and now - last_sent >= plan.heartbeat_seconds:
+                    chunk = HEARTBEAT
+                if chunk:
+                    await _send(send, chunk)
+                    last_sent = now
+                await subscription.wait(plan.heartbeat_seconds - (now - last_sent))
+
+
+async def _send(send: Send, text: str) -> None:
+    await send({"type": "http.response.body", "body": text.encode(), "more_body": True})
+
+
+async def _cancel_when_gone(receive: Receive, scope: CancelScope) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()

@@ -1,0 +1,74 @@
+"""The live stream of one session: Server-Sent Events, resumable by stream version."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from diceledger.domain.errors import DiceledgerError, InvalidInputError
+from diceledger.web.auth import Member, bearer_token
+from diceledger.web.context import Services, WebServices
+from diceledger.web.live import EventStream, StreamPlan
+
+VERSION = re.compile(r"[0-9]{1,18}")
+
+router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["live"])
+
+
+STREAM_DOCUMENT: dict[int | str, dict[str, object]] = {
+    200: {
+        "description": "Server-Sent Events: id (stream version), event (type), data (JSON)",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get("/events", status_code=200, responses=STREAM_DOCUMENT)
+async def events(
+    session_id: str,
+    member: Member,
+    request: Request,
+    web: Services,
+    after: int | None = Query(default=None, ge=0, description="first connection: resume after"),
+) -> EventStream:
+    """Stream the session's events as the member may see them (Server-Sent Events).
+
+    Each event's id is its stream version; a reconnecting client's Last-Event-ID (or, on a
+    first connection, ``?after=``) resumes after that version, so nothing is lost or repeated.
+    """
+    resume = _last_event_id(request)
+    feed = await run_in_threadpool(web.app.follow, member.member, session_id)
+    slot = f"streams:{member.token_id}"
+    web.limits.open_stream(slot, web.settings.streams_per_token)
+    plan = StreamPlan(
+        session_id,
+        feed,
+        resume if resume is not None else after or 0,
+        web.settings.heartbeat_seconds,
+        _still_allowed(web, bearer_token(request, session_id), session_id),
+        lambda: web.limits.close_stream(slot),
+    )
+    return EventStream(plan, web.live.wakeups)
+
+
+def _last_event_id(request: Request) -> int | None:
+    header = request.headers.get("last-event-id", "").strip()
+    if not header:
+        return None
+    if not VERSION.fullmatch(header):
+        raise InvalidInputError("Last-Event-ID must be a stream version (a whole number)")
+    return int(header)
+
+
+def _still_allowed(web: WebServices, token: str | None, session_id: str) -> Callable[[], bool]:
+    def check() -> bool:
+        try:
+            web.access.in_session(web.access.authenticate(token), session_id)
+        except DiceledgerError:
+            return False
+        return True
+
+    return check
