@@ -199,3 +199,11 @@ def test_the_openapi_document_lists_the_routes(api: Api) -> None:
     paths = api.get("/openapi.json").json()["paths"]
     assert "/api/v1/sessions/{session_id}/rolls" in paths
     assert "/api/v1/sessions/{session_id}/rolls/{roll_id}/reroll" in paths
+
+
+def test_a_refused_request_leaves_its_idempotency_key_free(api: Api, table: Table) -> None:
+    end = f"/api/v1/sessions/{table.sid}/end"
+    assert api.post(end, table.ann, key="end-1").status_code == 403
+    api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm)
+    ended = api.post(end, table.ann, key="end-1")
+    assert ended.status_code == 200 and "Idempotency-Replayed" not in ended.headers
