@@ -15,10 +15,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from diceledger.domain import __version__
-from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.dice.sources import DiceSource, SeededSource, commitment
 from diceledger.domain.errors import ConcurrencyError, CorruptLogError, unknown_session
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
@@ -57,6 +58,9 @@ class Outcome:
 
 
 CommandSource = cmd.Command | Callable[[SessionState], cmd.Command]
+# Runs once a command is decided and before its events are appended: a refused command
+# never reaches it, so it may store what only an accepted command needs (a new seed).
+BeforeAppend = Callable[[], object]
 
 
 class SessionService:
@@ -112,18 +116,24 @@ class SessionService:
     def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
         """Start a session with a fresh id and a committed first seed."""
         session_id = session_id_for(title, self._new_suffix())
-        commitment = self.vault.put(session_id, self._new_seed())
-        command = cmd.StartSession(session_id, title, commitment, manual_dice_allowed)
-        return self._run(session_id, actor, command, SessionState())
+        seed = self._new_seed()
+        command = cmd.StartSession(session_id, title, commitment(seed), manual_dice_allowed)
+        keep = partial(self.vault.put, session_id, seed)
+        return self._run(session_id, actor, command, SessionState(), before_append=keep)
 
     def reveal_seed(self, session_id: str, actor: str) -> Outcome:
-        """Publish the current epoch's seed and commit to a new one."""
+        """Publish the current epoch's seed and commit to a new one.
+
+        The next seed enters the vault only once the reveal is decided, so a refused
+        reveal (a player asking) leaves nothing behind.
+        """
+        seed = self._new_seed()
 
         def command(state: SessionState) -> cmd.Command:
-            next_commitment = self.vault.put(session_id, self._new_seed())
-            return cmd.RevealSeed(self._seed(session_id, state), next_commitment)
+            return cmd.RevealSeed(self._seed(session_id, state), commitment(seed))
 
-        return self.execute(session_id, actor, command)
+        keep = partial(self.vault.put, session_id, seed)
+        return self.execute(session_id, actor, command, before_append=keep)
 
     def end(self, session_id: str, actor: str) -> Outcome:
         """End the session, revealing its last seed."""
@@ -131,13 +141,20 @@ class SessionService:
             session_id, actor, lambda state: cmd.EndSession(self._seed(session_id, state))
         )
 
-    def execute(self, session_id: str, actor: str, command: CommandSource) -> Outcome:
+    def execute(
+        self,
+        session_id: str,
+        actor: str,
+        command: CommandSource,
+        before_append: BeforeAppend | None = None,
+    ) -> Outcome:
         """Decide ``command`` on the latest state and append it, retrying on conflicts."""
         correlation = str(uuid.uuid4())
         for attempt in range(MAX_ATTEMPTS):
             try:
                 with self.locked(session_id):
-                    return self._run(session_id, actor, command, self.load(session_id), correlation)
+                    state = self.load(session_id)
+                    return self._run(session_id, actor, command, state, correlation, before_append)
             except ConcurrencyError:
                 # Another process appended first: the next load catches the state up.
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
@@ -152,9 +169,12 @@ class SessionService:
         command: CommandSource,
         state: SessionState,
         correlation: str | None = None,
+        before_append: BeforeAppend | None = None,
     ) -> Outcome:
         concrete = command(state) if callable(command) else command
         events = decide(state, concrete, Context(actor, self._dice(session_id, state)))
+        if before_append is not None:
+            before_append()
         meta = {
             "actor": actor,
             "correlation_id": correlation or str(uuid.uuid4()),

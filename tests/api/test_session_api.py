@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
+from diceledger.infra.store.schema import seed_vault
 from tests.api.conftest import Api, Table
 
 CHECK = {
@@ -207,3 +209,18 @@ def test_a_refused_request_leaves_its_idempotency_key_free(api: Api, table: Tabl
     api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm)
     ended = api.post(end, table.ann, key="end-1")
     assert ended.status_code == 200 and "Idempotency-Replayed" not in ended.headers
+
+
+def vault_rows(api: Api) -> int:
+    with api.db.connect() as connection:
+        rows: int = connection.execute(sa.select(sa.func.count()).select_from(seed_vault)).scalar()
+        return rows
+
+
+def test_a_refused_seed_reveal_or_session_start_keeps_no_new_seed(api: Api, table: Table) -> None:
+    before = vault_rows(api)
+    assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.ann).status_code == 403
+    assert api.post("/api/v1/sessions", body={"title": "   "}).status_code == 409
+    assert vault_rows(api) == before
+    assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.gm).status_code == 200
+    assert vault_rows(api) == before + 1
