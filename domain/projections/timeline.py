@@ -21,6 +21,9 @@ from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.views import roll_line
 
 BLIND = "the GM rolled blind"
+# The event type of every line of a hidden roll after its request: the real types would
+# tell a player how the dice fell (a DieExploded line means a die showed its maximum).
+HIDDEN_EVENT = "Hidden"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +56,10 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
         event = item.event
         roll_id = ev.roll_id_of(event)
         secret = roll_id in hidden
+        requested = isinstance(event, ev.RollRequested)
+        name = HIDDEN_EVENT if secret and not requested else type(event).__name__
         if secret:
-            text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
+            text = f"#{roll_id} {BLIND}" if requested else f"#{roll_id}"
             detail: JsonObject = {"roll_id": roll_id}
         else:
             text = describe(state, event)
@@ -66,7 +71,7 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
             item.version,
             item.recorded_at,
             item.actor,
-            type(event).__name__,
+            name,
             roll_id,
             secret,
             text,
