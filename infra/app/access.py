@@ -198,7 +198,14 @@ class AccessService:
         return self._store.revoke_member(credential.session_id, member, self._clock())
 
     def make_co_gm(self, credential: Credential, member: str) -> MemberResult:
-        """Make a player a co-GM (GM only: the session's rules decide)."""
+        """Make a member a co-GM (GM only).
+
+        Only a member can be promoted: the session's rules would add a stranger as a new
+        GM, a member no one holds a token for.
+        """
+        self._require_gm(credential, "make a co-GM")
+        if member not in self._app.members(credential.session_id):
+            raise unknown_member(member, credential.session_id)
         command = cmd.JoinSession(member, as_gm=True)
         return self._app.join(credential.member, credential.session_id, command)
 

@@ -224,3 +224,12 @@ def test_a_refused_seed_reveal_or_session_start_keeps_no_new_seed(api: Api, tabl
     assert vault_rows(api) == before
     assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.gm).status_code == 200
     assert vault_rows(api) == before + 1
+
+
+def test_a_gm_can_make_a_member_co_gm_but_not_a_stranger(api: Api, table: Table) -> None:
+    stranger = api.post(f"/api/v1/sessions/{table.sid}/members/ghost/co-gm", table.gm)
+    assert stranger.status_code == 404 and stranger.json()["type"] == "/problems/not-found"
+    shown = api.get(f"/api/v1/sessions/{table.sid}", table.gm).json()
+    assert "ghost" not in [m["name"] for m in shown["members"]]
+    promoted = api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm)
+    assert promoted.json()["role"] == "gm"
