@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -271,3 +272,15 @@ def test_a_refused_seed_reveal_or_session_start_keeps_no_new_seed(api: Api, tabl
     assert vault_rows(api) == before
     assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.gm).status_code == 200
     assert vault_rows(api) == before + 1
+
+
+def test_the_access_log_never_shows_a_secret_put_in_a_path(
+    api: Api, table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    with caplog.at_level(logging.INFO, logger="diceledger.access"):
+        assert api.get(f"/join/{table.sid}/{code}").status_code == 404  # a link opened here
+        api.get(f"/api/v1/sessions/{table.sid}/members/{table.ann}/revoke", table.gm)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert f"GET /join/{table.sid}/dli_... 404" in logged
+    assert code not in logged and table.ann not in logged and table.gm not in logged
