@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit wheel bench clean browser
+.PHONY: demo test lint typecheck unit wheel bench clean browser http-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,12 +35,16 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q
 
-test: lint typecheck wheel browser unit
+test: lint typecheck wheel browser http-tools unit
 
 # Debian's Chromium and chromium-driver for the browser tests, installed when absent and this
 # machine can (root and apt-get); otherwise those tests skip, naming what is missing.
 browser:
 	bash .ci/install-browser --if-possible
+
+# curl and jq for the test that runs the examples of docs/api.md, installed the same way.
+http-tools:
+	bash .ci/install-http-tools --if-possible
 
 # Build the wheel and play the demo from it in a fresh venv outside the checkout: proves the
 # package (migrations included) installs and runs on its own.

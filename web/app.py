@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 
 from fastapi import FastAPI, Request
@@ -30,6 +31,9 @@ from diceledger.web.routes import disputes, events, members, reads, rolls, servi
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
+# A token or an invite code someone put in a path (an invite link opened on the API's
+# host, say): the log keeps its kind, never the secret.
+SECRET_IN_PATH = re.compile(r"\b(dl[it]_)[A-Za-z0-9_-]+")
 
 
 def build_app(services: WebServices) -> FastAPI:
@@ -89,7 +93,7 @@ def _unexpected(request: Request, error: Exception) -> Response:
 
 
 class AccessLog:
-    """Log one line per request: method, path, status, milliseconds. Never a header or query."""
+    """Log one line per request: method, path (secrets masked), status and milliseconds."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -111,7 +115,8 @@ class AccessLog:
             await self.app(scope, receive, sending)
         finally:
             elapsed = (time.perf_counter() - started) * 1000
-            ACCESS_LOG.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
+            path = SECRET_IN_PATH.sub(r"\1...", scope["path"])
+            ACCESS_LOG.info("%s %s %d %.1fms", scope["method"], path, status, elapsed)
 
 
 class BodyLimit:

@@ -33,9 +33,10 @@ def run_once(
 ) -> Response:
     """Run ``work`` and answer JSON; with an Idempotency-Key, only the first time.
 
-    A refusal from the error tree is an answer too (nothing was appended), so a retry
-    gets the same refusal. Anything else leaves the key claimed: its outcome is unknown,
-    and a retry is told so rather than run again.
+    Only a success is kept for retries. A refusal changed nothing, so it frees the key
+    and keeps no row: a retry is decided afresh, and a refused caller leaves no trace. A
+    server failure leaves the key claimed: its outcome is unknown, and a retry is told so
+    rather than run again.
     """
     key = request.headers.get(HEADER)
     if key is None:
@@ -52,7 +53,10 @@ def run_once(
     if stored is not None:
         return _respond(stored, replayed=True)
     answer = _answer(work, status)
-    web.requests.finish(scope, key, answer)
+    if answer.status >= 400:
+        web.requests.abandon(scope, key)
+    else:
+        web.requests.finish(scope, key, answer)
     return _respond(answer)
 
 

@@ -22,6 +22,9 @@ from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.views import roll_line
 
 BLIND = "the GM rolled blind"
+# The event type of every line of a hidden roll after its request: the real types would
+# tell a player how the dice fell (a DieExploded line means a die showed its maximum).
+HIDDEN_EVENT = "Hidden"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +72,18 @@ def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> 
 
 
 def line_of(state: SessionState, item: Logged, hidden: frozenset[int]) -> Line:
-    """Return the line of one event, read against the state just after it."""
+    """Return the line of one event, read against the state just after it.
+
+    A hidden roll's events after its request are named HIDDEN_EVENT: their types alone
+    would tell a player, say, that a die showed its maximum and exploded.
+    """
     event = item.event
     roll_id = ev.roll_id_of(event)
     secret = roll_id in hidden
+    requested = isinstance(event, ev.RollRequested)
+    name = HIDDEN_EVENT if secret and not requested else type(event).__name__
     if secret:
-        text = f"#{roll_id} {BLIND}" if isinstance(event, ev.RollRequested) else f"#{roll_id}"
+        text = f"#{roll_id} {BLIND}" if requested else f"#{roll_id}"
         detail: JsonObject = {"roll_id": roll_id}
     else:
         text = describe(state, event)
@@ -86,7 +95,7 @@ def line_of(state: SessionState, item: Logged, hidden: frozenset[int]) -> Line:
         item.version,
         item.recorded_at,
         item.actor,
-        type(event).__name__,
+        name,
         roll_id,
         secret,
         text,

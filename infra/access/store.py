@@ -77,6 +77,17 @@ class AccessStore:
         with self._writing() as connection:
             return connection.execute(query).rowcount
 
+    def was_revoked(self, session_id: str, member: str) -> bool:
+        """Tell whether a GM ever revoked a token of this member."""
+        query = (
+            sa.select(member_tokens.c.token_id)
+            .where(member_tokens.c.session_id == session_id)
+            .where(member_tokens.c.member == member)
+            .where(member_tokens.c.revoked_at.is_not(None))
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            return connection.execute(query.limit(1)).first() is not None
+
     def live_tokens(self, session_id: str) -> dict[str, int]:
         """Return how many live tokens each member of a session holds."""
         query = (
@@ -116,6 +127,18 @@ class AccessStore:
         )
         with self._writing() as connection:
             return connection.execute(query).rowcount == 1
+
+    def redeemer(self, code_hash: str, session_id: str, now: datetime) -> str | None:
+        """Return who redeemed an invite of the session that has not expired yet, or None."""
+        query = (
+            sa.select(invites.c.redeemed_by)
+            .where(invites.c.code_hash == code_hash)
+            .where(invites.c.session_id == session_id)
+            .where(invites.c.expires_at > now)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            name: str | None = connection.execute(query).scalar()
+        return name
 
     def release_invite(self, code_hash: str) -> None:
         """Undo a claim whose join was refused, so the invite can still be used."""

@@ -147,7 +147,9 @@ class AccessService:
 
         With a ``retry_key``, the same request sent again (same code, same key) answers
         with a fresh token for the member the first attempt made: its token may have been
-        lost on the way, and no answer holding a token is ever stored.
+        lost on the way, and no answer holding a token is ever stored. Only while the
+        invite has not expired, and never once a GM has revoked the member's tokens: a
+        retry is no way back in.
         """
         code_hash = secret_hash(code) if looks_like(code, INVITE_PREFIX) else ""
         scope = "join:" + (code_hash or "malformed")
@@ -155,7 +157,7 @@ class AccessService:
             request = f"{session_id}\n{name}\n{client_seed}".encode()
             seen = self._requests.begin(scope, retry_key, request)
             if seen is not None:
-                return self._rejoined(session_id, name)
+                return self._rejoined(session_id, code_hash, name)
         try:
             joined = self._redeem(session_id, code_hash, name, client_seed)
         except DiceledgerError:
@@ -179,7 +181,10 @@ class AccessService:
         member = joined.member
         return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
 
-    def _rejoined(self, session_id: str, name: str) -> Joined:
+    def _rejoined(self, session_id: str, code_hash: str, name: str) -> Joined:
+        redeemed_by = self._store.redeemer(code_hash, session_id, self._clock())
+        if redeemed_by != name or self._store.was_revoked(session_id, name):
+            raise PermissionDeniedError("the invite code is unknown, used or expired")
         role = self._app.members(session_id)[name]
         return Joined(session_id, name, role, self._issue(session_id, name))
 
@@ -198,7 +203,14 @@ class AccessService:
         return self._store.revoke_member(credential.session_id, member, self._clock())
 
     def make_co_gm(self, credential: Credential, member: str) -> MemberResult:
-        """Make a player a co-GM (GM only: the session's rules decide)."""
+        """Make a member a co-GM (GM only).
+
+        Only a member can be promoted: the session's rules would add a stranger as a new
+        GM, a member no one holds a token for.
+        """
+        self._require_gm(credential, "make a co-GM")
+        if member not in self._app.members(credential.session_id):
+            raise unknown_member(member, credential.session_id)
         command = cmd.JoinSession(member, as_gm=True)
         return self._app.join(credential.member, credential.session_id, command)
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
 
 from diceledger.infra.bootstrap import bootstrap_server
+from diceledger.infra.db import make_engine
 from diceledger.web.app import build_app
 from diceledger.web.context import Settings, WebServices
 from tests.infra.support import database_url
@@ -22,6 +24,8 @@ class Api:
 
     client: TestClient
     services: WebServices
+    url: str
+    db: Engine  # the test's own connection to the app's database, to look behind the API
 
     def post(
         self, path: str, token: str | None = None, body: Any = None, key: str | None = None
@@ -55,7 +59,7 @@ def build_api(url: str, settings: Settings | None = None) -> Api:
     services = WebServices(
         parts.app, parts.access, parts.requests, settings or Settings(), live=parts.live
     )
-    return Api(TestClient(build_app(services)), services)
+    return Api(TestClient(build_app(services)), services, url, make_engine(url))
 
 
 @pytest.fixture(
@@ -73,6 +77,7 @@ def api(request: pytest.FixtureRequest) -> Iterator[Api]:
             yield built
     finally:
         built.services.app.close()
+        built.db.dispose()
 
 
 def open_table(api: Api) -> Table:

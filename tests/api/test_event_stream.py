@@ -139,7 +139,9 @@ def test_a_player_sees_the_gm_roll_blind_and_no_dice_until_the_roll_is_revealed(
             "status": "hidden",
         }
         assert "goblin" not in event.data and "sneaks past" not in event.data  # type: ignore[operator]
-    assert [e.event for e in shown] == [e.event for e in hidden]
+    # The player learns a roll happened, not what its dice did (an explosion, a reroll).
+    assert [e.event for e in hidden] == ["RollRequested"] + ["Hidden"] * (len(hidden) - 1)
+    assert len(shown) == len(hidden) and shown[-1].event == "CheckResolved"
     assert shown[-1].json()["roll"]["for"] == "goblin"
     assert reveal.event == "RollRevealed"
     as_player = client.get(f"/api/v1/sessions/{table.sid}/rolls/{roll_id}", table.ann).json()

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import logging
+from datetime import UTC, datetime, timedelta
 
+import pytest
+import sqlalchemy as sa
+
+from diceledger.domain.errors import PermissionDeniedError
+from diceledger.infra.access.schema import member_tokens
+from diceledger.infra.access.store import AccessStore
+from diceledger.infra.app.access import AccessService
+from diceledger.infra.store.schema import seed_vault
 from tests.api.conftest import Api, Table
 
 CHECK = {
@@ -199,3 +208,81 @@ def test_the_openapi_document_lists_the_routes(api: Api) -> None:
     paths = api.get("/openapi.json").json()["paths"]
     assert "/api/v1/sessions/{session_id}/rolls" in paths
     assert "/api/v1/sessions/{session_id}/rolls/{roll_id}/reroll" in paths
+
+
+def live_tokens(api: Api, table: Table) -> dict[str, int]:
+    members = api.get(f"/api/v1/sessions/{table.sid}/members", table.gm).json()["members"]
+    return {m["name"]: m["live_tokens"] for m in members}
+
+
+def test_a_revoked_member_cannot_retry_their_join_into_a_fresh_token(
+    api: Api, table: Table
+) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    body = {"invite_code": code, "name": "cara"}
+    assert api.post(f"/api/v1/sessions/{table.sid}/join", body=body, key="j1").status_code == 201
+    api.post(f"/api/v1/sessions/{table.sid}/members/cara/revoke", table.gm)
+    retried = api.post(f"/api/v1/sessions/{table.sid}/join", body=body, key="j1")
+    assert retried.status_code == 403 and "player_token" not in retried.text
+    assert live_tokens(api, table)["cara"] == 0
+
+
+def test_a_join_retried_after_its_invite_expired_mints_no_token(api: Api, table: Table) -> None:
+    now = [datetime.now(UTC)]
+    store = AccessStore(api.db)
+    access = AccessService(api.services.app, store, api.services.requests, lambda: now[0])
+    gm = api.services.access.authenticate(table.gm)
+    invite = access.invite(gm, timedelta(minutes=5))
+    access.join(table.sid, invite.code, "cara", retry_key="j1")
+    now[0] += timedelta(minutes=6)
+    with pytest.raises(PermissionDeniedError):
+        access.join(table.sid, invite.code, "cara", retry_key="j1")
+    with api.db.connect() as connection:
+        count = sa.select(sa.func.count()).where(member_tokens.c.member == "cara")
+        assert connection.execute(count).scalar() == 1
+
+
+def test_a_gm_can_make_a_member_co_gm_but_not_a_stranger(api: Api, table: Table) -> None:
+    stranger = api.post(f"/api/v1/sessions/{table.sid}/members/ghost/co-gm", table.gm)
+    assert stranger.status_code == 404 and stranger.json()["type"] == "/problems/not-found"
+    shown = api.get(f"/api/v1/sessions/{table.sid}", table.gm).json()
+    assert "ghost" not in [m["name"] for m in shown["members"]]
+    promoted = api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm)
+    assert promoted.json()["role"] == "gm"
+
+
+def test_a_refused_request_leaves_its_idempotency_key_free(api: Api, table: Table) -> None:
+    end = f"/api/v1/sessions/{table.sid}/end"
+    assert api.post(end, table.ann, key="end-1").status_code == 403
+    api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm)
+    ended = api.post(end, table.ann, key="end-1")
+    assert ended.status_code == 200 and "Idempotency-Replayed" not in ended.headers
+
+
+def vault_rows(api: Api) -> int:
+    with api.db.connect() as connection:
+        rows: int = connection.execute(sa.select(sa.func.count()).select_from(seed_vault)).scalar()
+        return rows
+
+
+def test_a_refused_seed_reveal_or_session_start_keeps_no_new_seed(api: Api, table: Table) -> None:
+    before = vault_rows(api)
+    assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.ann).status_code == 403
+    assert (
+        api.post("/api/v1/sessions", body={"title": "   "}).status_code == 422
+    )  # a blank title is invalid input
+    assert vault_rows(api) == before
+    assert api.post(f"/api/v1/sessions/{table.sid}/seed/reveal", table.gm).status_code == 200
+    assert vault_rows(api) == before + 1
+
+
+def test_the_access_log_never_shows_a_secret_put_in_a_path(
+    api: Api, table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    code = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    with caplog.at_level(logging.INFO, logger="diceledger.access"):
+        assert api.get(f"/join/{table.sid}/{code}").status_code == 404  # a link opened here
+        api.get(f"/api/v1/sessions/{table.sid}/members/{table.ann}/revoke", table.gm)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert f"GET /join/{table.sid}/dli_... 404" in logged
+    assert code not in logged and table.ann not in logged and table.gm not in logged

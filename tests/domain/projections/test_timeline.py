@@ -7,7 +7,7 @@ from datetime import timedelta
 from diceledger.domain.dice.request import Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
-from diceledger.domain.projections.timeline import hidden_from, timeline
+from diceledger.domain.projections.timeline import HIDDEN_EVENT, hidden_from, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from tests.domain.projections.script import START, Script
@@ -75,6 +75,22 @@ def test_players_see_an_unrevealed_blind_roll_only_as_the_gm_rolling_blind() -> 
         if line.roll_id == 4
     ]
     assert "#4 dice: d20 17" in gm
+
+
+def test_a_player_cannot_tell_from_event_types_that_a_hidden_die_exploded() -> None:
+    script = Script.table("ann")
+    blind = cmd.RequestRoll(
+        "check", "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
+    )
+    script.do("gm", blind)  # roll 1: the d20 shows 20 and explodes (R12)
+
+    def events(viewer: str) -> list[str]:
+        lines = timeline(script.log, hidden_from(script.state, viewer))
+        return [line.event for line in lines if line.roll_id == 1]
+
+    player = events("ann")
+    assert player == ["RollRequested"] + [HIDDEN_EVENT] * (len(player) - 1)
+    assert "DieExploded" in events("gm") and len(events("gm")) == len(player)
 
 
 def test_a_revealed_blind_roll_is_shown_in_full_from_its_start() -> None:

@@ -1,0 +1,305 @@
+"""Every route x every kind of caller, as the table in docs/api.md says; refusals change nothing.
+
+The routes and who may call them come from the documentation's own table (route_table.py),
+so a route added without a row, or a row that promises more than the code does, fails
+here. Every answer is also searched for what no caller may receive: a token, a seed not yet
+revealed, another session's data, and (for players) a hidden blind roll's details.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+
+from diceledger.domain.projections.timeline import HIDDEN_EVENT
+from tests.api.conftest import Api
+from tests.api.route_table import Row, Who, documented_routes, served_routes
+from tests.api.scene import CHECK, Caller, Scene, build_scene, snapshot
+
+ROWS = documented_routes()
+SESSION = "/api/v1/sessions/{session_id}"
+ROLL = SESSION + "/rolls/{roll_id}"
+EVENTS = ("GET", SESSION + "/events")
+
+# Documented routes still being built on another branch: allowed to be missing, and
+# checked like every other route once they are served.
+PENDING: set[str] = set()
+# Routes whose answer never ends: only their status is read.
+STREAMS = {EVENTS}
+# Routes that change the session for good: each caller gets a scene of its own.
+FRESH_SCENE = {("POST", SESSION + "/end")}
+
+Expected = tuple[int, str]  # status and problem type of a refusal
+UNAUTHENTICATED: Expected = (401, "/problems/unauthenticated")
+REFUSED = {
+    Caller.NO_TOKEN: UNAUTHENTICATED,
+    Caller.UNKNOWN: UNAUTHENTICATED,
+    Caller.REVOKED: UNAUTHENTICATED,
+    Caller.OTHER_SESSION: (404, "/problems/unknown-session"),
+}
+FORBIDDEN: Expected = (403, "/problems/forbidden")
+# Finer rules the session decides, beyond the `who` column (its notes say them).
+EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {
+    # The scene always holds a hidden blind roll, and such a session exports only to a GM.
+    (("GET", SESSION + "/export"), Caller.PLAYER): FORBIDDEN,
+}
+# What a player may learn of a hidden blind roll: that it exists, who rolled, where it is.
+HIDDEN_ROLL_KEYS = frozenset(
+    {"session_id", "roll_id", "roller", "blind", "status"}
+    | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
+)
+
+
+def expected(row: Row, caller: Caller) -> Expected | None:
+    """Return the refusal ``caller`` gets on ``row``, or None when the call succeeds."""
+    if row.who in (Who.ANYONE, Who.INVITE_HOLDER):
+        return None  # a token is ignored; the invite code is the credential
+    if caller in REFUSED:
+        return REFUSED[caller]
+    if (row.route, caller) in EXCEPTIONS:
+        return EXCEPTIONS[(row.route, caller)]
+    if row.who is Who.GM and caller is Caller.PLAYER:
+        return FORBIDDEN
+    return None
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one request needs beyond the route: path values, body and query."""
+
+    path: dict[str, str | int] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    query: dict[str, str | int] = field(default_factory=dict)
+
+
+Prepare = Callable[[Scene, Caller], Call]
+
+
+def actor(caller: Caller) -> Caller:
+    """Return whose objects a call works on: the caller's own, or the player's."""
+    return caller if caller.is_member else Caller.PLAYER
+
+
+def _new_name(scene: Scene, caller: Caller) -> Call:
+    return Call({"name": scene.new_player()})
+
+
+PREPARE: dict[tuple[str, str], Prepare] = {
+    ("GET", "/api/v1/odds"): lambda s, c: Call(query={"expression": "1d20+3", "target": 13}),
+    ("POST", "/api/v1/sessions"): lambda s, c: Call(body={"title": f"Opened {s.number()}"}),
+    ("POST", SESSION + "/join"): lambda s, c: Call(
+        body={"invite_code": s.invite(), "name": f"joiner-{s.number()}"}
+    ),
+    ("POST", SESSION + "/members/{name}/co-gm"): _new_name,
+    ("POST", SESSION + "/members/{name}/revoke"): _new_name,
+    ("POST", SESSION + "/rolls"): lambda s, c: Call(body=CHECK),
+    ("GET", ROLL): lambda s, c: Call({"roll_id": s.visible_roll}),
+    ("POST", ROLL + "/reroll"): lambda s, c: Call(
+        {"roll_id": s.awaiting_roll(actor(c))}, {"dice": [0]}
+    ),
+    ("POST", ROLL + "/accept"): lambda s, c: Call({"roll_id": s.awaiting_roll(actor(c))}),
+    ("POST", ROLL + "/reveal"): lambda s, c: Call({"roll_id": s.blind()}),
+    ("POST", ROLL + "/dispute"): lambda s, c: Call(
+        {"roll_id": s.roll(actor(c), CHECK)}, {"reason": "the die fell off"}
+    ),
+    ("GET", ROLL + "/review"): lambda s, c: Call({"roll_id": s.visible_roll}),
+    ("POST", ROLL + "/ruling"): lambda s, c: Call(
+        {"roll_id": s.disputed_roll()}, {"outcome": "upheld"}
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a call answered: status, content type and body text."""
+
+    status: int
+    content_type: str
+    text: str
+    headers: str
+
+    def problem_type(self) -> str | None:
+        """Return the problem's type, if the answer is a problem."""
+        if "problem+json" not in self.content_type:
+            return None
+        kind: str = json.loads(self.text)["type"]
+        return kind
+
+
+def call(scene: Scene, row: Row, caller: Caller, prepared: Call) -> Answer:
+    """Send one request as ``caller``; return its answer."""
+    path = row.path.format(session_id=scene.sid, **prepared.path)
+    headers = {}
+    token = scene.tokens[caller]
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if row.method == "POST":
+        headers["Idempotency-Key"] = f"matrix-{scene.number()}"
+    if row.route in STREAMS:
+        status = stream_status(scene.api, path, headers)
+        if status < 400:  # an open stream never ends: its status is the answer
+            return Answer(status, "", "", "")
+    answer = scene.api.client.request(
+        row.method, path, headers=headers, json=prepared.body, params=prepared.query
+    )
+    content_type = answer.headers.get("content-type", "")
+    return Answer(answer.status_code, content_type, answer.text, str(answer.headers))
+
+
+def stream_status(api: Api, path: str, headers: dict[str, str]) -> int:
+    """Return the status a never-ending answer starts with, then hang up."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+        "state": dict(api.client.app_state),
+    }
+
+    async def probe() -> int:
+        started = anyio.Event()
+        status = 0
+
+        async def receive() -> dict[str, Any]:
+            await started.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                started.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(api.client.app, scope, receive, send)
+            with anyio.move_on_after(60):  # a stream that never starts answering
+                await started.wait()
+            group.cancel_scope.cancel()
+        return status
+
+    status: int = api.client.portal.call(probe)
+    return status
+
+
+def leaks(scene: Scene, caller: Caller, answer: Answer) -> list[str]:
+    """Return what the answer shows that ``caller`` must never receive."""
+    shown = answer.text + answer.headers
+    found = [f"secret {secret[:12]}..." for secret in scene.secrets_for(caller) if secret in shown]
+    if not caller.sees_blind_rolls:
+        found += [f"hidden roll field {key}" for key in _hidden_roll_fields(scene, answer)]
+    return found
+
+
+def _hidden_roll_fields(scene: Scene, answer: Answer) -> Iterator[str]:
+    for document in _documents(answer):
+        for item in _objects(document):
+            if item.get("roll_id") != scene.blind_roll:
+                continue
+            yield from sorted(set(item) - HIDDEN_ROLL_KEYS)
+            if item.get("event", HIDDEN_EVENT) not in (HIDDEN_EVENT, "RollRequested"):
+                yield f"event={item['event']}"
+            if item.get("detail", {"roll_id": scene.blind_roll}) != {"roll_id": scene.blind_roll}:
+                yield "detail"
+
+
+def _documents(answer: Answer) -> list[Any]:
+    if "json" not in answer.content_type:
+        return []
+    if "jsonl" in answer.content_type:
+        return [json.loads(line) for line in answer.text.splitlines() if line]
+    return [json.loads(answer.text)]
+
+
+def _objects(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for inner in value.values():
+            yield from _objects(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _objects(inner)
+
+
+def check(scene: Scene, row: Row, caller: Caller) -> list[str]:
+    """Call ``row`` as ``caller``; return every way the answer differs from the table."""
+    prepared = PREPARE.get(row.route, lambda s, c: Call())(scene, caller)
+    refusal = expected(row, caller)
+    before = snapshot(scene.api) if refusal is not None else None
+    answer = call(scene, row, caller, prepared)
+    problems = [f"{caller}: {leak}" for leak in leaks(scene, caller, answer)]
+    if refusal is None:
+        if not 200 <= answer.status < 300:
+            problems.append(f"{caller}: expected success, got {answer.status} {answer.text}")
+        return problems
+    got = (answer.status, answer.problem_type())
+    if got != refusal:
+        problems.append(f"{caller}: expected {refusal}, got {got} {answer.text[:200]}")
+    after = snapshot(scene.api)
+    changed = sorted(name for name in after if after[name] != (before or {}).get(name))
+    if changed:
+        problems.append(f"{caller}: the refusal changed {', '.join(changed)}")
+    return problems
+
+
+@pytest.mark.parametrize("row", ROWS, ids=str)
+def test_every_caller_gets_what_the_route_table_promises(api: Api, row: Row) -> None:
+    if row.route in PENDING and row.route not in served_routes(api.client.app.routes):
+        pytest.skip(f"{row} is documented but not served on this branch yet")
+    scene = build_scene(api)
+    problems: list[str] = []
+    for caller in Caller:
+        if row.route in FRESH_SCENE:
+            scene = build_scene(api)
+        problems += check(scene, row, caller)
+    assert problems == []
+
+
+def test_the_route_table_lists_exactly_the_routes_the_app_serves(api: Api) -> None:
+    served = served_routes(api.client.app.routes)
+    documented = {row.route for row in ROWS}
+    assert len(documented) == len(ROWS), "a route has two rows"
+    assert sorted(served - documented) == [], "served, but not in the table of docs/api.md"
+    assert sorted(documented - served - PENDING) == [], "in the table, but not served"
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["dli_" + "A" * 22, "not-an-invite", "used", "other session's"],
+)
+def test_only_a_valid_unused_invite_of_the_session_lets_anyone_join(api: Api, code: str) -> None:
+    scene = build_scene(api)
+    if code == "used":
+        code = scene.invite()
+        body = {"invite_code": code, "name": "first"}
+        assert api.post(f"/api/v1/sessions/{scene.sid}/join", body=body).status_code == 201
+    elif code == "other session's":
+        other = scene.tokens[Caller.OTHER_SESSION]
+        code = api.post(f"/api/v1/sessions/{scene.other_sid}/invites", other).json()["invite_code"]
+    before = snapshot(api)
+    answer = api.post(
+        f"/api/v1/sessions/{scene.sid}/join", body={"invite_code": code, "name": "intruder"}
+    )
+    assert (answer.status_code, answer.json()["type"]) == FORBIDDEN
+    assert snapshot(api) == before
+
+
+def test_a_player_may_export_once_every_blind_roll_is_revealed(api: Api) -> None:
+    scene = build_scene(api)
+    export = f"/api/v1/sessions/{scene.sid}/export"
+    assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 403
+    revealed = api.post(f"/api/v1/sessions/{scene.sid}/rolls/{scene.blind_roll}/reveal", scene.gm)
+    assert revealed.status_code == 200
+    assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 200
