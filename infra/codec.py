@@ -10,6 +10,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -20,6 +21,15 @@ from diceledger.domain.session import events as ev
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class SessionStartedV1:
+    """A session was opened (version 1: no way to forbid typed-in dice)."""
+
+    session_id: str
+    title: str
+    gm: str
+
+
 def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 had no way to forbid typed-in dice: every session allowed them.
     return {**data, "manual_dice_allowed": True}
@@ -27,6 +37,11 @@ def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SessionStarted", 1): _session_started_v1_to_v2,
+}
+# The data each upcaster reads, for the published schema (domain.event_schema): an
+# older version is described here, beside the code that still reads it.
+OLDER_SHAPES: dict[tuple[str, int], type] = {
+    ("SessionStarted", 1): SessionStartedV1,
 }
 
 
