@@ -72,6 +72,10 @@ def _print(report: Report) -> None:
     click.echo(ANCHOR_LINES[report.anchor])
     first = report.first_failure
     if first is None:
-        click.echo("verified: the chain, versions, nonces, commitments and every outcome hold")
+        verified = "verified: the chain, versions, nonces, commitments and every outcome hold"
+        if report.unrevealed_epochs:
+            epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
+            verified += f"; dice of epoch {epochs} are checked once its seed is revealed"
+        click.echo(verified)
     else:
         click.echo(f"FAILED at {first}", err=True)

@@ -84,3 +84,4 @@ def test_an_unrevealed_epoch_verifies_with_its_dice_counted_as_not_yet_verifiabl
     assert waiting > 0
     assert f"{waiting} not yet verifiable" in output
     assert "unrevealed seed epochs: 2 (`diceledger seed reveal` or session end)" in output
+    assert "dice of epoch 2 are checked once its seed is revealed" in output
