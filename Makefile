@@ -24,7 +24,7 @@ lint: $(STAMP)
 
 # mypy cannot follow the editable install's import hook, so it reads the package through
 # a tree of links named as it is installed: build/typecheck/diceledger/<folder>.
-PACKAGE_FOLDERS := cli domain infra migrations web
+PACKAGE_FOLDERS := cli conformance domain infra migrations web
 typecheck: $(STAMP)
 	mkdir -p build/typecheck/diceledger
 	for folder in $(PACKAGE_FOLDERS); do \

@@ -6,7 +6,15 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json, progress, shown
-from diceledger.domain.verification.report import Report
+from diceledger.domain.verification.report import Anchor, Report
+
+ANCHOR_LINES = {
+    Anchor.LOG_ALONE: (
+        "checked against: the log alone; it agrees with itself, but only a kept checkpoint "
+        "shows nothing was cut from its end or rewritten (docs/verification.md)"
+    ),
+    Anchor.KEPT_CHECKPOINT: "checked against: a kept checkpoint and the log",
+}
 
 
 @click.command("verify")
@@ -62,10 +70,15 @@ def _print(report: Report) -> None:
     if report.unrevealed_epochs:
         epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
         click.echo(f"unrevealed seed epochs: {epochs} (`diceledger seed reveal` or session end)")
+    click.echo(ANCHOR_LINES[report.anchor])
     first = report.first_failure
     if first is None:
-        click.echo(
+        verified = (
             "verified: the chain, versions, rules, nonces, commitments and every outcome hold"
         )
+        if report.unrevealed_epochs:
+            epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
+            verified += f"; dice of epoch {epochs} are checked once its seed is revealed"
+        click.echo(verified)
     else:
         click.echo(shown(f"FAILED at {first}"), err=True)

@@ -10,6 +10,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,41 @@ from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import events as ev
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStartedV1:
+    """A session was opened (version 1: no way to forbid typed-in dice)."""
+
+    session_id: str
+    title: str
+    gm: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEndedV1:
+    """The session was closed (version 1: disputes closed with it)."""
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollDisputedV1:
+    """A member disputed a roll (version 1: no time of decision)."""
+
+    roll_id: int
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeResolvedV1:
+    """A GM ruled on a dispute (version 1: no time of decision)."""
+
+    roll_id: int
+    by: str
+    outcome: str
+    note: str | None
 
 
 def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -41,6 +77,14 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SessionEnded", 1): _session_ended_v1_to_v2,
     ("RollDisputed", 1): _decided_at_unknown,
     ("DisputeResolved", 1): _decided_at_unknown,
+}
+# The data each upcaster reads, for the published schema (domain.event_schema): an
+# older version is described here, beside the code that still reads it.
+OLDER_SHAPES: dict[tuple[str, int], type] = {
+    ("SessionStarted", 1): SessionStartedV1,
+    ("SessionEnded", 1): SessionEndedV1,
+    ("RollDisputed", 1): RollDisputedV1,
+    ("DisputeResolved", 1): DisputeResolvedV1,
 }
 
 

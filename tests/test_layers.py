@@ -19,6 +19,10 @@ FORBIDDEN: dict[str, set[str]] = {
     "infra": {"click", "diceledger.cli", "diceledger.web"} | WEB_LIBRARIES,
     "cli": {"sqlalchemy", "alembic", "diceledger.web", "starlette", "fastapi"},
     "web": {"click", "sqlalchemy", "alembic", "diceledger.cli"},
+    # Data and a finder for it: the corpus depends on nothing of the package.
+    "conformance": PURE_LIBRARIES
+    | WEB_LIBRARIES
+    | {"diceledger.domain", "diceledger.infra", "diceledger.cli", "diceledger.web"},
 }
 
 

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_FOLDERS = ("cli", "domain", "infra", "migrations", "web")
+SHIPPED_FOLDERS = ("cli", "conformance", "domain", "infra", "migrations", "web")
 
 
 def test_every_package_folder_is_listed_for_the_wheel() -> None:

@@ -27,7 +27,16 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
-from diceledger.web.routes import disputes, events, members, reads, rolls, service, sessions
+from diceledger.web.routes import (
+    disputes,
+    events,
+    members,
+    reads,
+    rolls,
+    schema,
+    service,
+    sessions,
+)
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
@@ -47,7 +56,7 @@ def build_app(services: WebServices) -> FastAPI:
         lifespan=live_updates,
     )
     app.state.services = services
-    for module in (sessions, rolls, disputes, reads, events, members, service):
+    for module in (sessions, rolls, disputes, reads, events, members, service, schema):
         app.include_router(module.router)
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]

@@ -62,6 +62,8 @@ class EventBase:
 
 @dataclass(frozen=True, slots=True)
 class SessionStarted(EventBase):
+    """A session was opened; its creator is its first GM."""
+
     schema_version: ClassVar[int] = 2
     session_id: str
     title: str
@@ -71,6 +73,8 @@ class SessionStarted(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class PlayerJoined(EventBase):
+    """Someone joined the session, was added to it, or was made a co-GM."""
+
     name: str
     role: str  # "player" | "gm"
     client_seed: str
@@ -79,6 +83,8 @@ class PlayerJoined(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class SeedCommitted(EventBase):
+    """A seed epoch began: the SHA-256 of its secret seed was published."""
+
     epoch: int
     commitment: str
     algorithm: str
@@ -86,6 +92,8 @@ class SeedCommitted(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollRequested(EventBase):
+    """A roll, check, save or opposed check was asked for; it takes the next nonce."""
+
     roll_id: int
     nonce: int
     epoch: int
@@ -113,6 +121,8 @@ class RollRequested(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class DiceRolled(EventBase):
+    """The initial dice of a roll (or of one side and round of an opposed check)."""
+
     roll_id: int
     dice: tuple[DieRecord, ...]
     side: int = 0
@@ -121,6 +131,8 @@ class DiceRolled(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class DieExploded(EventBase):
+    """A counted die showed its maximum, so one more die was added to its chain."""
+
     roll_id: int
     die: DieRecord
     side: int = 0
@@ -129,6 +141,8 @@ class DieExploded(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class DieRerolled(EventBase):
+    """A base die was discarded and rolled again, spending one reroll of the action."""
+
     roll_id: int
     die: DieRecord
     replaced: int
@@ -136,6 +150,8 @@ class DieRerolled(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollAccepted(EventBase):
+    """The roller (or the GM ending the session) closed a roll that could still reroll."""
+
     roll_id: int
     by: str
     rerolls_left: int
@@ -143,6 +159,8 @@ class RollAccepted(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollResolved(EventBase):
+    """A plain roll (no target) was resolved to its total."""
+
     roll_id: int
     total: int
     detail: str
@@ -150,6 +168,8 @@ class RollResolved(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class CheckResolved(EventBase):
+    """A check, save or opposed check was resolved: total, target, success, margin."""
+
     roll_id: int
     total: int
     target: int | None
@@ -163,6 +183,8 @@ class CheckResolved(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class OpposedCheckTied(EventBase):
+    """A round of an opposed check ended in a tie, so both sides roll again."""
+
     roll_id: int
     round: int
     total: int
@@ -194,12 +216,16 @@ class DisputeResolved(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollRevealed(EventBase):
+    """A GM showed a blind roll to the players."""
+
     roll_id: int
     by: str
 
 
 @dataclass(frozen=True, slots=True)
 class SeedRevealed(EventBase):
+    """An epoch's seed was published, so its dice can be derived again by anyone."""
+
     epoch: int
     seed: str  # hex
     by: str

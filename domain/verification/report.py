@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from diceledger.domain.json import JsonObject
+
+
+class Anchor(StrEnum):
+    """What a verification trusted the log against (docs/verification.md, "What a log proves").
+
+    A log alone proves it agrees with itself; only a checkpoint kept from earlier also
+    proves that nothing was cut from its end or rewritten with fresh hashes.
+    """
+
+    LOG_ALONE = "log-alone"
+    KEPT_CHECKPOINT = "kept-checkpoint"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +43,7 @@ class Report:
     unverifiable_dice: int = 0
     unrevealed_epochs: list[int] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    anchor: Anchor = Anchor.LOG_ALONE
 
     @property
     def ok(self) -> bool:
@@ -54,6 +67,7 @@ class Report:
             "manual_dice": self.manual_dice,
             "not_yet_verifiable_dice": self.unverifiable_dice,
             "unrevealed_epochs": [*self.unrevealed_epochs],
+            "anchor": self.anchor.value,
             "first_failure": None
             if first is None
             else {

@@ -2,11 +2,12 @@
 
 A session of every kind of roll is played through the command line and exported; the
 browser's verifier must report the same counts on the honest exports, and name the same
-first bad event as the command line on tampered copies.
+first bad event as the command line on tampered copies and on the conformance corpus.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -17,8 +18,10 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from diceledger.conformance import INDEX
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.exporting import read_export, write_export
+from tests.conformance.corpus import FOLDER as CORPUS
 from tests.infra.forging import rechain
 from tests.web.browser import copy_static, run_module, serve_folder
 from tests.web.conftest import OpenBrowser
@@ -230,3 +233,25 @@ def test_a_page_given_its_export_url_verifies_what_its_own_server_serves(
         )
     assert origins and set(origins) == {url.rstrip("/")}
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 360
+
+
+CORPUS_CASES: list[dict[str, Any]] = json.loads((CORPUS / INDEX).read_text())["cases"]
+# The page does not resolve rolls again (docs/verification.md, "In a browser").
+OUTCOME_ONLY = {"raised-total.jsonl", "swapped-winner.jsonl"}
+
+
+@pytest.mark.parametrize("case", CORPUS_CASES, ids=[case["file"] for case in CORPUS_CASES])
+def test_the_page_reaches_the_conformance_corpus_verdicts_it_checks(
+    page: tuple[WebDriver, str], case: dict[str, Any]
+) -> None:
+    report = browser_report(page, CORPUS / case["file"])
+    expected = case["first_failure"]
+    if expected is None or case["file"] in OUTCOME_ONLY:
+        assert report["ok"] is True, report["first_failure"]
+        return
+    found = report["first_failure"]
+    assert (found["position"], found["stream_version"]) == (
+        expected["position"],
+        expected["stream_version"],
+    )
+    assert expected["reason"] in found["reason"]

@@ -1,0 +1,16 @@
+"""The session log's published format: its JSON Schema, for anyone."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from diceledger.infra.event_schema import MEDIA_TYPE, events_schema_text
+
+router = APIRouter(tags=["schema"])
+
+
+@router.get("/api/v1/schema/events")
+def events() -> Response:
+    """Return the JSON Schema of an exported event, every event type and version included."""
+    return Response(events_schema_text(), media_type=MEDIA_TYPE)
