@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from diceledger.infra.app.access import AccessService
+    from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
 
 
@@ -21,6 +22,7 @@ class ServerParts:
     app: Application
     access: AccessService
     requests: IdempotentRequests
+    discord: DiscordTables  # channels and Discord users bound to sessions and members
 
 
 def bootstrap(db_url: str | None = None) -> Application:
@@ -32,12 +34,15 @@ def bootstrap_server(db_url: str | None = None) -> ServerParts:
     """Wire the application and the server's access control on one database."""
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
+    from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
+    from diceledger.infra.discord.store import BindingStore
 
     app, engine = _opened(db_url)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
-    return ServerParts(app, AccessService(app, store, requests), requests)
+    access = AccessService(app, store, requests)
+    return ServerParts(app, access, requests, DiscordTables(app, access, BindingStore(engine)))
 
 
 def in_memory() -> Application:
