@@ -25,6 +25,7 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
+from diceledger.web.routes import discord as discord_routes
 from diceledger.web.routes import disputes, members, reads, rolls, service, sessions
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
@@ -43,6 +44,7 @@ def build_app(services: WebServices) -> FastAPI:
     app.state.services = services
     for module in (sessions, rolls, disputes, reads, members, service):
         app.include_router(module.router)
+    app.include_router(discord_routes.router)
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from diceledger.infra.bootstrap import bootstrap_server
 from diceledger.web.app import build_app
 from diceledger.web.context import Settings, WebServices
+from diceledger.web.discord.face import discord_from_environment
 
 
 def settings_from_environment() -> Settings:
@@ -37,4 +38,5 @@ def create() -> FastAPI:
     """Build the app on the database named by DICELEDGER_DB (or the default file)."""
     parts = bootstrap_server(os.environ.get("DICELEDGER_DB"))
     services = WebServices(parts.app, parts.access, parts.requests, settings_from_environment())
+    services.discord = discord_from_environment(parts)
     return build_app(services)

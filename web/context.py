@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from diceledger.infra.app.access import AccessService
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.idempotency import IdempotentRequests
+from diceledger.web.discord.face import DiscordFace
 from diceledger.web.limits import Limits
 
 
@@ -34,6 +35,7 @@ class WebServices:
     requests: IdempotentRequests
     settings: Settings = field(default_factory=Settings)
     limits: Limits = field(default_factory=Limits)
+    discord: DiscordFace | None = None  # only when a Discord application is configured
 
 
 def web_services(request: Request) -> WebServices:
