@@ -13,7 +13,7 @@ from diceledger.infra.discord.commands import COMMAND, SUBCOMMANDS, definitions
 
 
 def _snowflake(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not (value.isdigit() and len(value) <= 20):
+    if value is not None and not (value.isascii() and value.isdigit() and len(value) <= 20):
         raise click.BadParameter("a Discord id is a number of up to 20 digits")
     return value
 

@@ -33,6 +33,7 @@ from diceledger.web.discord.rolls import (
 )
 
 DEFAULT_HISTORY = 5
+ID_DIGITS = 16  # a roll number or a die index in a button's custom id
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
 SECRET_ANSWERS = frozenset({"invite"})
 # Answers only their asker sees, known before they are computed (a deferred reply says so).
@@ -136,7 +137,7 @@ class TableActions:
 
     def button(self, interaction: Interaction) -> Reply:
         """Reroll one die, or accept, from the buttons of a roll (its roller only)."""
-        kind, session_id, roll_id, die = _parse_custom_id(interaction.custom_id)
+        kind, session_id, roll_id, die = parse_custom_id(interaction.custom_id)
         seat = self._tables.seat_in(session_id, interaction.channel_id, interaction.user.user_id)
         if kind == REROLL_PREFIX and die is not None:
             command = cmd.Reroll(roll_id, (die,))
@@ -204,13 +205,14 @@ def _roll_id(interaction: Interaction) -> int:
     return roll_id
 
 
-def _parse_custom_id(custom_id: str) -> tuple[str, str, int, int | None]:
+def parse_custom_id(custom_id: str) -> tuple[str, str, int, int | None]:
     """Return (kind, session, roll, die) of a button diceledger made, or refuse it."""
     parts = custom_id.split(":")
     kind = ":".join(parts[:2])
     numbers = parts[3:]
     expected = {REROLL_PREFIX: 2, ACCEPT_PREFIX: 1}.get(kind)
-    if expected is None or len(numbers) != expected or not all(n.isdigit() for n in numbers):
+    numeric = all(n.isascii() and n.isdigit() and len(n) <= ID_DIGITS for n in numbers)
+    if expected is None or len(numbers) != expected or not numeric:
         raise NotFoundError("this button is not one of diceledger's")
     die = int(numbers[1]) if kind == REROLL_PREFIX else None
     return kind, parts[2], int(numbers[0]), die

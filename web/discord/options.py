@@ -17,6 +17,7 @@ from diceledger.infra.discord.commands import LABEL_LENGTH
 from diceledger.web.discord.payload import Interaction
 
 MAX_SOURCES = 20
+AMOUNT_DIGITS = 9  # the domain caps amounts at a million; this only keeps int() cheap
 BLIND_KINDS = {"roll": RollKind.EFFECT, "damage": RollKind.DAMAGE, "check": RollKind.CHECK,
                "save": RollKind.SAVE}  # fmt: skip
 
@@ -33,7 +34,8 @@ def sources(text: str | None) -> tuple[Amount, ...]:
 
 def _amount(part: str) -> Amount:
     number, _, label = part.partition(":")
-    if not number.strip().isdigit():
+    digits = number.strip()
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > AMOUNT_DIGITS:
         raise InvalidInputError(f"'{part}' is not an amount N or N:label, e.g. 1:flank")
     return Amount(int(number), _label(label))
 

@@ -165,8 +165,9 @@ def _channel(document: dict[str, JsonValue]) -> str:
 
 
 def _snowflake(value: JsonValue, what: str) -> str:
-    if isinstance(value, str) and value.isdigit() and len(value) <= SNOWFLAKE_DIGITS:
-        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        if len(value) <= SNOWFLAKE_DIGITS:
+            return value
     raise InvalidInputError(f"{what} is not a Discord id")
 
 
