@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Write a session's events to a JSON Lines file.",
     ),
     "serve": ("diceledger.cli.serve", "serve", "Serve the session API over HTTP."),
+    "discord": ("diceledger.cli.discord", "discord", "Register the /dl command with Discord."),
     "import": (
         "diceledger.cli.transfer",
         "import_",

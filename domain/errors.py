@@ -32,6 +32,7 @@ of any face.
     │   │   └── ReadOnlyError      the database may be read but not written
     │   └── SchemaOutdatedError  the database schema is behind the code
     ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
+    ├── RemoteServiceError       a service diceledger calls out to refused, or was unreachable
     └── VerificationError        a session or export fails `verify`
         ├── MalformedError       a checkpoint, signed note or receipt that breaks its format
         ├── SignatureError       no trusted key's signature verifies
@@ -161,6 +162,10 @@ class SchemaOutdatedError(StoreError):
 
 class KeyFileError(DiceledgerError):
     """A key file that cannot be used: unreadable, malformed or open to other users."""
+
+
+class RemoteServiceError(DiceledgerError):
+    """A service diceledger calls out to (Discord's API) refused the call or was unreachable."""
 
 
 class VerificationError(DiceledgerError):

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from diceledger.infra.app.access import AccessService
+    from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.live import LiveUpdates
     from diceledger.infra.sessions import Appended
@@ -25,6 +26,7 @@ class ServerParts:
     access: AccessService
     requests: IdempotentRequests
     live: LiveUpdates
+    discord: DiscordTables  # channels and Discord users bound to sessions and members
 
 
 def bootstrap(db_url: str | None = None) -> Application:
@@ -36,7 +38,9 @@ def bootstrap_server(db_url: str | None = None) -> ServerParts:
     """Wire the application and the server's access control on one database."""
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
+    from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
+    from diceledger.infra.discord.store import BindingStore
     from diceledger.infra.live import LiveUpdates
     from diceledger.infra.live_postgres import PostgresChannel
 
@@ -48,7 +52,9 @@ def bootstrap_server(db_url: str | None = None) -> ServerParts:
     app = _application(url, engine, live.appended)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
-    return ServerParts(app, AccessService(app, store, requests), requests, live)
+    access = AccessService(app, store, requests)
+    discord = DiscordTables(app, access, BindingStore(engine))
+    return ServerParts(app, access, requests, live, discord)
 
 
 def in_memory() -> Application:

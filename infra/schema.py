@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import diceledger.infra.access.schema  # noqa: F401 - registers the access tables
+import diceledger.infra.discord.schema  # noqa: F401 - registers the Discord bindings
 import diceledger.infra.ledger_schema  # noqa: F401 - registers the checkpoint ledger's tables
 import diceledger.infra.projections.schema  # noqa: F401 - registers the projection tables
 from diceledger.infra.store.schema import metadata

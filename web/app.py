@@ -27,6 +27,7 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
+from diceledger.web.routes import discord as discord_routes
 from diceledger.web.routes import (
     disputes,
     events,
@@ -58,6 +59,7 @@ def build_app(services: WebServices) -> FastAPI:
     app.state.services = services
     for module in (sessions, rolls, disputes, reads, events, members, service, schema):
         app.include_router(module.router)
+    app.include_router(discord_routes.router)
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from diceledger.infra.bootstrap import bootstrap_server
 from diceledger.web.app import build_app
 from diceledger.web.context import Settings, WebServices
+from diceledger.web.discord.face import discord_from_environment
 
 
 def settings_from_environment() -> Settings:
@@ -41,4 +42,5 @@ def create() -> FastAPI:
     parts = bootstrap_server(os.environ.get("DICELEDGER_DB"))
     settings = settings_from_environment()
     services = WebServices(parts.app, parts.access, parts.requests, settings, live=parts.live)
+    services.discord = discord_from_environment(parts)
     return build_app(services)

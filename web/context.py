@@ -11,6 +11,7 @@ from diceledger.infra.app.access import AccessService
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.idempotency import IdempotentRequests
 from diceledger.infra.live import LiveUpdates
+from diceledger.web.discord.face import DiscordFace
 from diceledger.web.limits import Limits
 
 
@@ -37,6 +38,7 @@ class WebServices:
     limits: Limits = field(default_factory=Limits)
     # The application must announce its appends to this same object (bootstrap_server).
     live: LiveUpdates = field(default_factory=LiveUpdates)
+    discord: DiscordFace | None = None  # only when a Discord application is configured
 
 
 def web_services(request: Request) -> WebServices:

@@ -169,17 +169,26 @@ class AccessService:
         return joined
 
     def _redeem(self, session_id: str, code_hash: str, name: str, client_seed: str) -> Joined:
+        member = self._admitted(session_id, code_hash, name, client_seed).member
+        return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
+
+    def admit(self, session_id: str, code: str, name: str, client_seed: str = "") -> MemberResult:
+        """Redeem an invite for a member who needs no token (one identified elsewhere)."""
+        code_hash = secret_hash(code) if looks_like(code, INVITE_PREFIX) else ""
+        return self._admitted(session_id, code_hash, name, client_seed)
+
+    def _admitted(
+        self, session_id: str, code_hash: str, name: str, client_seed: str
+    ) -> MemberResult:
         if not code_hash or not self._store.claim_invite(
             code_hash, session_id, name, self._clock()
         ):
             raise PermissionDeniedError("the invite code is unknown, used or expired")
         try:
-            joined = self._app.join(name, session_id, cmd.JoinSession(name, client_seed))
+            return self._app.join(name, session_id, cmd.JoinSession(name, client_seed))
         except DiceledgerError:
             self._store.release_invite(code_hash)  # a refused join leaves the invite usable
             raise
-        member = joined.member
-        return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
 
     def _rejoined(self, session_id: str, code_hash: str, name: str) -> Joined:
         redeemed_by = self._store.redeemer(code_hash, session_id, self._clock())

@@ -25,6 +25,7 @@ class Who(StrEnum):
     INVITE_HOLDER = "invite holder"
     MEMBER = "member"
     GM = "GM"
+    DISCORD = "Discord"  # only a request Discord signed; a member's token is worth nothing
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ TEMPLATES = [
     "session list",
     "serve --port {v}",  # every hostile value is refused before a server could start
     "serve --workers {v}",
+    "discord register --app-id {v} --dry-run",  # a dry run: nothing is sent anywhere
     "roll {s} {v}",
     "roll {s} 1d6 --label {v}",
     "roll {s} 1d6 --salt {v}",

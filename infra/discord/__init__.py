@@ -1,0 +1,1 @@
+"""Discord: which channel plays which session, who is who, and the calls made to Discord."""

@@ -1,0 +1,1 @@
+"""The Discord face: slash commands and buttons, signed by Discord, into the same log."""

@@ -1,0 +1,218 @@
+"""Each `/dl` subcommand and each button: find the member, call the application, reply.
+
+Like every route of the HTTP face, an action does three things: read the interaction into
+a typed command, call one method of the application layer with the acting member, and
+render the result. The member is found from the Discord user id the interaction is signed
+with; a user who is not a member of the channel's session is refused before anything is
+asked of the session. A refusal raises the error tree; the caller words it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from diceledger.domain.dice.request import RollKind
+from diceledger.domain.errors import InvalidInputError, NotFoundError
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.access import DEFAULT_INVITE_TTL
+from diceledger.infra.app.application import Application
+from diceledger.infra.app.discord import DiscordTables, Seat
+from diceledger.infra.app.odds import odds_of
+from diceledger.infra.app.results import RollResult
+from diceledger.web.discord import options, texts
+from diceledger.web.discord.payload import Interaction, InteractionType
+from diceledger.web.discord.replies import Message, Reply
+from diceledger.web.discord.rolls import (
+    ACCEPT_PREFIX,
+    REROLL_PREFIX,
+    Links,
+    ShownRoll,
+    blind_notice,
+    roll_message,
+)
+
+DEFAULT_HISTORY = 5
+ID_DIGITS = 16  # a roll number or a die index in a button's custom id
+# Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
+SECRET_ANSWERS = frozenset({"invite"})
+# Answers only their asker sees, known before they are computed (a deferred reply says so).
+PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats"})
+
+Action = Callable[["TableActions", Interaction], Reply]
+
+
+class TableActions:
+    """The Discord face's actions over the application and the Discord bindings."""
+
+    def __init__(self, app: Application, tables: DiscordTables, links: Links) -> None:
+        self._app = app
+        self._tables = tables
+        self._links = links
+
+    def run(self, interaction: Interaction) -> Reply:
+        """Answer one interaction: a subcommand, or a button of a roll."""
+        if interaction.type is InteractionType.MESSAGE_COMPONENT:
+            return self.button(interaction)
+        action = ACTIONS.get(interaction.subcommand)
+        if action is None:
+            raise InvalidInputError(f"unknown subcommand {interaction.subcommand!r}")
+        return action(self, interaction)
+
+    # -- sessions and members ----------------------------------------------------------------
+
+    def start(self, interaction: Interaction) -> Reply:
+        """Start a session bound to the channel; the caller is its GM."""
+        title = interaction.text("title") or ""
+        name = interaction.text("name")
+        started = self._tables.start(interaction.channel_id, interaction.user, title, name)
+        return Reply(Message(texts.started_text(started, self._links)))
+
+    def invite(self, interaction: Interaction) -> Reply:
+        """Give the GM a single-use invite code, privately."""
+        minutes = interaction.number("minutes")
+        ttl = DEFAULT_INVITE_TTL if minutes is None else timedelta(minutes=minutes)
+        made = self._tables.invite(self._seat(interaction), ttl)
+        return Reply(Message(texts.invite_text(made), ephemeral=True))
+
+    def join(self, interaction: Interaction) -> Reply:
+        """Make the Discord user a member of the channel's session, by invite."""
+        code = interaction.text("code") or ""
+        seat = self._tables.join(
+            interaction.channel_id, interaction.user, code, interaction.text("name")
+        )
+        return Reply(Message(texts.joined_text(seat)))
+
+    def end(self, interaction: Interaction) -> Reply:
+        """End the session (GM); its seed is revealed."""
+        seat = self._seat(interaction)
+        ended = self._app.end_session(seat.member, seat.session_id)
+        return Reply(Message(texts.ended_text(seat.session_id, ended.last_epoch, self._links)))
+
+    # -- rolls -------------------------------------------------------------------------------
+
+    def check(self, interaction: Interaction) -> Reply:
+        """Make a check for the member (or, for a GM, whoever they name)."""
+        return self._roll(interaction, RollKind.CHECK)
+
+    def save(self, interaction: Interaction) -> Reply:
+        """Make a save against what the options name."""
+        return self._roll(interaction, RollKind.SAVE)
+
+    def roll(self, interaction: Interaction) -> Reply:
+        """Roll dice for an effect or damage."""
+        return self._roll(interaction, options.plain_kind(interaction))
+
+    def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
+        seat = self._seat(interaction)
+        command = options.roll_request(interaction, seat, kind)
+        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+
+    def opposed(self, interaction: Interaction) -> Reply:
+        """Roll an opposed check for the member (or, for a GM, whoever they name)."""
+        seat = self._seat(interaction)
+        command = options.opposed_request(interaction, seat)
+        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+
+    def blind(self, interaction: Interaction) -> Reply:
+        """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
+        seat = self._seat(interaction)
+        command = options.roll_request(interaction, seat, options.blind_kind(interaction), True)
+        result = self._app.request_roll(seat.member, seat.session_id, command)
+        notice = Message(blind_notice(result.roll.roll_id))
+        return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
+
+    def reveal(self, interaction: Interaction) -> Reply:
+        """Show a blind roll to the channel (GM)."""
+        seat = self._seat(interaction)
+        result = self._app.reveal_roll(seat.member, seat.session_id, _roll_id(interaction))
+        return Reply(self._shown(result))
+
+    def dispute(self, interaction: Interaction) -> Reply:
+        """Dispute a roll the member can see."""
+        seat = self._seat(interaction)
+        reason = interaction.text("reason") or ""
+        result = self._app.open_dispute(seat.member, seat.session_id, _roll_id(interaction), reason)
+        return Reply(Message(texts.dispute_text(result)))
+
+    def button(self, interaction: Interaction) -> Reply:
+        """Reroll one die, or accept, from the buttons of a roll (its roller only)."""
+        kind, session_id, roll_id, die = parse_custom_id(interaction.custom_id)
+        seat = self._tables.seat_in(session_id, interaction.channel_id, interaction.user.user_id)
+        if kind == REROLL_PREFIX and die is not None:
+            command = cmd.Reroll(roll_id, (die,))
+            result = self._app.reroll(seat.member, seat.session_id, command)
+        else:
+            result = self._app.accept(seat.member, seat.session_id, roll_id)
+        return Reply(self._shown(result), update=True)  # the message keeps who may see it
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def odds(self, interaction: Interaction) -> Reply:
+        """Show the exact odds of a roll; anyone may ask, in any channel."""
+        return Reply(Message(texts.odds_text(odds_of(options.odds_query(interaction)))))
+
+    def history(self, interaction: Interaction) -> Reply:
+        """Show the last rolls of the channel's session, as the channel may see them."""
+        seat = self._seat(interaction)
+        state = self._app.session(seat.member, seat.session_id).state
+        count = interaction.number("n") or DEFAULT_HISTORY
+        last = list(state.rolls.values())[-count:]
+        return Reply(Message(texts.history_text(seat.session_id, last, self._links)))
+
+    def stats(self, interaction: Interaction) -> Reply:
+        """Show the session's statistics as the member may see them, privately."""
+        seat = self._seat(interaction)
+        player = interaction.text("player")
+        result = self._app.statistics(seat.member, seat.session_id, player)
+        return Reply(Message(texts.stats_text(seat.session_id, result.reports), ephemeral=True))
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _seat(self, interaction: Interaction) -> Seat:
+        return self._tables.seat(interaction.channel_id, interaction.user.user_id)
+
+    def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
+        shown = ShownRoll(
+            result.session_id, result.roll, result.rerolls_left, result.reroll_scope.value
+        )
+        return roll_message(shown, self._links, ephemeral)
+
+
+# Each subcommand of `/dl` and the action that answers it.
+ACTIONS: dict[str, Action] = {
+    "start": TableActions.start,
+    "invite": TableActions.invite,
+    "join": TableActions.join,
+    "check": TableActions.check,
+    "save": TableActions.save,
+    "roll": TableActions.roll,
+    "opposed": TableActions.opposed,
+    "blind": TableActions.blind,
+    "reveal": TableActions.reveal,
+    "dispute": TableActions.dispute,
+    "end": TableActions.end,
+    "odds": TableActions.odds,
+    "history": TableActions.history,
+    "stats": TableActions.stats,
+}
+
+
+def _roll_id(interaction: Interaction) -> int:
+    roll_id = interaction.number("roll")
+    if roll_id is None:
+        raise InvalidInputError("name the roll by its number")
+    return roll_id
+
+
+def parse_custom_id(custom_id: str) -> tuple[str, str, int, int | None]:
+    """Return (kind, session, roll, die) of a button diceledger made, or refuse it."""
+    parts = custom_id.split(":")
+    kind = ":".join(parts[:2])
+    numbers = parts[3:]
+    expected = {REROLL_PREFIX: 2, ACCEPT_PREFIX: 1}.get(kind)
+    numeric = all(n.isascii() and n.isdigit() and len(n) <= ID_DIGITS for n in numbers)
+    if expected is None or len(numbers) != expected or not numeric:
+        raise NotFoundError("this button is not one of diceledger's")
+    die = int(numbers[1]) if kind == REROLL_PREFIX else None
+    return kind, parts[2], int(numbers[0]), die

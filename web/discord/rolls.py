@@ -1,0 +1,275 @@
+"""A roll as a Discord message: every die, as the web table shows it, within 2,000 characters.
+
+Counted dice are **bold**, dice that do not count ~~struck~~ (the dropped dice of
+advantage, a rerolled die's old face), explosion chains read ``6!6!4``, then the
+modifiers, Eased and Hindered, the total and the outcome; a roll awaiting rerolls carries
+one button per live die and an accept button. A long roll is cut between dice, never
+inside one, and always keeps its total. Links go to the roll on the web table and to its
+receipt when the server knows its public URL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from diceledger.domain.dice.engine import Die, RollState
+from diceledger.domain.dice.render import render_roll
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import replay_rounds, replay_state
+from diceledger.domain.session.state import AWAITING, Roll
+from diceledger.web.discord.markdown import (
+    ELLIPSIS,
+    clip,
+    escape,
+    escape_marked,
+    finish,
+    shorten,
+)
+from diceledger.web.discord.markdown import MARKED as STYLE
+from diceledger.web.discord.replies import (
+    MAX_BUTTONS_PER_ROW,
+    MAX_CONTENT,
+    MAX_CUSTOM_ID,
+    MAX_ROWS,
+    Button,
+    ButtonStyle,
+    Message,
+)
+
+NAME = 60  # characters of a name shown in a roll's heading
+TEXT = 120  # characters of a label, an origin or a reason shown
+ROUNDS_SHOWN = 10  # rounds of an opposed check shown in full
+REROLL_PREFIX = "dl:reroll"
+ACCEPT_PREFIX = "dl:accept"
+
+
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Where the web table is, if the server knows its public URL."""
+
+    base_url: str | None = None
+
+    def page(self, session_id: str, roll_id: int | None = None) -> str | None:
+        """Return the session's page, at one roll if given."""
+        if self.base_url is None:
+            return None
+        anchor = "" if roll_id is None else f"#roll-{roll_id}"
+        return f"{self.base_url.rstrip('/')}/s/{quote(session_id, safe='')}{anchor}"
+
+    def receipt(self, session_id: str, roll_id: int) -> str | None:
+        """Return the roll's receipt."""
+        if self.base_url is None:
+            return None
+        sid = quote(session_id, safe="")
+        return f"{self.base_url.rstrip('/')}/api/v1/sessions/{sid}/rolls/{roll_id}/receipt"
+
+    def roll_line(self, session_id: str, roll_id: int) -> str:
+        """Return the links of one roll, or nothing without a public URL."""
+        page, receipt = self.page(session_id, roll_id), self.receipt(session_id, roll_id)
+        if page is None or receipt is None:
+            return ""
+        # <...> keeps Discord from unfurling a preview of the page under every roll.
+        return f"[roll #{roll_id} on the table](<{page}>) · [receipt](<{receipt}>)"
+
+
+@dataclass(frozen=True, slots=True)
+class ShownRoll:
+    """A roll to show, with its action's rerolls left and their scope."""
+
+    session_id: str
+    roll: Roll
+    rerolls_left: int
+    scope: str
+
+
+def roll_message(shown: ShownRoll, links: Links, ephemeral: bool = False) -> Message:
+    """Return the message of a roll: heading, sources, dice, outcome, links, buttons."""
+    roll = shown.roll
+    before = [line for line in (_heading(roll), _sources(roll.request)) if line]
+    after = [
+        line for line in (_outcome(shown), links.roll_line(shown.session_id, roll.roll_id)) if line
+    ]
+    room = MAX_CONTENT - sum(len(line) + 1 for line in before + after)
+    content = "\n".join(before + _dice_lines(roll, room) + after)
+    return Message(content, _buttons(shown), ephemeral)
+
+
+def blind_notice(roll_id: int) -> str:
+    """Return what the channel sees of a hidden blind roll."""
+    return f"**#{roll_id}** · the GM rolled blind"
+
+
+def roll_summary(roll: Roll, budget: int) -> str:
+    """Return one line of a roll for a list, as the channel sees it, within ``budget``."""
+    if roll.hidden:
+        return blind_notice(roll.roll_id)
+    request = roll.request
+    head = f"**#{roll.roll_id}** {_who(request)} {request.kind}"
+    if request.label:
+        head += f" ({escape(clip(request.label, TEXT))})"
+    if request.opponent is not None:
+        return clip(f"{head}: {_opposed_summary(roll)}", budget)
+    tail = _verdict_tail(roll)
+    room = budget - len(head) - len(": ") - len(tail)
+    return f"{head}: {finish(_single_line(replay_state(roll), room))}{tail}"
+
+
+# -- lines ---------------------------------------------------------------------------------
+
+
+def _who(request: ev.RollRequested) -> str:
+    who = escape(clip(request.roller, NAME))
+    if request.on_behalf_of != request.roller:
+        who += " for " + escape(clip(request.on_behalf_of, NAME))
+    return who
+
+
+def _heading(roll: Roll) -> str:
+    request = roll.request
+    parts = [f"**#{roll.roll_id}**", _who(request), request.kind]
+    if request.opponent is not None:
+        parts[-1] += " vs " + escape(clip(request.opponent.name, NAME))
+    if request.label:
+        parts.append(f"({escape(clip(request.label, TEXT))})")
+    if request.blind:
+        parts.append("blind" if roll.hidden else "blind, revealed")
+    if request.target is not None:
+        target = f"vs {request.target}"
+        if request.dc_modifier is not None:
+            label = f" {escape(clip(request.dc_label, TEXT))}" if request.dc_label else ""
+            target += f" (DC 10{request.dc_modifier:+d}{label})"
+        parts.append(target)
+    if request.against:
+        parts.append("against " + escape(clip(request.against, TEXT)))
+    return " · ".join(parts)
+
+
+def _amounts(amounts: tuple[ev.Amount, ...]) -> str:
+    return ", ".join(
+        f"{a.amount} {escape(clip(a.label, TEXT))}" if a.label else str(a.amount) for a in amounts
+    )
+
+
+def _sources(request: ev.RollRequested) -> str:
+    side, parts = request.side, []
+    if side.advantage:
+        parts.append("advantage " + _amounts(side.advantage))
+    if side.disadvantage:
+        parts.append("disadvantage " + _amounts(side.disadvantage))
+    if request.median:
+        parts.append("median")
+    if request.rerolls_granted:
+        parts.append(f"rerolls {request.rerolls_granted} ({request.reroll_scope})")
+    if not request.exploding:
+        parts.append("no explosions")
+    return clip(" · ".join(parts), MAX_CONTENT // 4)
+
+
+def _outcome(shown: ShownRoll) -> str:
+    roll = shown.roll
+    resolution = roll.resolution
+    if roll.voided:
+        verdict = "**void**: a GM voided it after a dispute"
+    elif roll.status == AWAITING:
+        verdict = (
+            f"awaiting rerolls: {shown.rerolls_left} left ({shown.scope}); "
+            "pick a die to reroll, or accept"
+        )
+    elif isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
+        rounds = f" after {resolution.rounds} rounds" if resolution.rounds > 1 else ""
+        verdict = f"**{escape(clip(resolution.winner, NAME))} wins**{rounds}"
+    elif isinstance(resolution, ev.CheckResolved) and resolution.success is not None:
+        word = "success" if resolution.success else "failure"
+        verdict = f"**{word}**, margin {resolution.margin:+d}"
+    elif resolution is not None:
+        verdict = f"total **{resolution.total}**"
+    else:
+        verdict = ""
+    if roll.disputes and not roll.voided:
+        verdict += " · disputed" + (", upheld" if roll.ruling is not None else "")
+    return verdict
+
+
+def _dice_lines(roll: Roll, room: int) -> list[str]:
+    request = roll.request
+    if request.opponent is None:
+        return [finish(_single_line(replay_state(roll), room))]
+    rounds = replay_rounds(roll)
+    shown = rounds[:ROUNDS_SHOWN]
+    more = len(rounds) - len(shown)
+    note = [f"… and {more} more rounds on the table"] if more else []
+    each = (room - sum(len(line) + 1 for line in note)) // len(shown) - 1
+    first_name = escape(clip(request.side.name, NAME))
+    second_name = escape(clip(request.opponent.name, NAME))
+    lines = []
+    for number, (first, second) in enumerate(shown, start=1):
+        head, tie = f"round {number}: ", " · tie" if first.total == second.total else ""
+        fixed = len(head) + len(first_name) + len(second_name) + len(" ") * 2 + len(" · ")
+        half = (each - fixed - len(tie)) // 2
+        left = f"{first_name} {_single_line(first, half)}"
+        right = f"{second_name} {_single_line(second, half)}"
+        lines.append(finish(f"{head}{left} · {right}{tie}"))
+    return lines + note
+
+
+def _single_line(state: RollState, room: int) -> str:
+    """Return the escaped, marked dice line of one roll state, its total always kept."""
+    dice, _, total = escape_marked(render_roll(state, STYLE)).rpartition(" = ")
+    ending = f" = {total}"
+    return shorten(dice, max(room - len(ending), len(ELLIPSIS))) + ending
+
+
+def _verdict_tail(roll: Roll) -> str:
+    resolution = roll.resolution
+    tail = ""
+    if roll.status == AWAITING:
+        tail = " (awaiting rerolls)"
+    elif isinstance(resolution, ev.CheckResolved) and resolution.success is not None:
+        tail = f" vs {resolution.target}: " + ("success" if resolution.success else "failure")
+    return tail + (" (void)" if roll.voided else "")
+
+
+def _opposed_summary(roll: Roll) -> str:
+    request, resolution = roll.request, roll.resolution
+    assert request.opponent is not None
+    first, second = replay_rounds(roll)[-1]
+    text = (
+        f"{escape(clip(request.side.name, NAME))} {first.total} vs "
+        f"{escape(clip(request.opponent.name, NAME))} {second.total}"
+    )
+    if isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
+        text += f": {escape(clip(resolution.winner, NAME))} wins"
+    return text
+
+
+# -- buttons -------------------------------------------------------------------------------
+
+
+def _buttons(shown: ShownRoll) -> tuple[tuple[Button, ...], ...]:
+    roll = shown.roll
+    if roll.status != AWAITING or roll.request.opponent is not None:
+        return ()
+    accept = Button("Accept", accept_id(shown.session_id, roll.roll_id), ButtonStyle.SUCCESS)
+    state = replay_state(roll)
+    live = [state.dice[index] for index in state.live]
+    # One button is Accept; the rest go to the live dice with the lowest faces, in order.
+    room = MAX_ROWS * MAX_BUTTONS_PER_ROW - 1
+    chosen = sorted(sorted(live, key=lambda die: die.face)[:room], key=lambda die: die.index)
+    buttons = [accept] + [_reroll_button(shown.session_id, roll.roll_id, die) for die in chosen]
+    if any(len(button.custom_id) > MAX_CUSTOM_ID for button in buttons):
+        return ()  # an imported session with a very long id: reroll on the web table
+    return tuple(
+        tuple(buttons[start : start + MAX_BUTTONS_PER_ROW])
+        for start in range(0, len(buttons), MAX_BUTTONS_PER_ROW)
+    )
+
+
+def _reroll_button(session_id: str, roll_id: int, die: Die) -> Button:
+    label = f"Reroll d{die.sides} #{die.index} ({die.face})"
+    return Button(label, f"{REROLL_PREFIX}:{session_id}:{roll_id}:{die.index}")
+
+
+def accept_id(session_id: str, roll_id: int) -> str:
+    """Return the custom id of a roll's accept button."""
+    return f"{ACCEPT_PREFIX}:{session_id}:{roll_id}"
