@@ -15,6 +15,7 @@ from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
+from diceledger.domain.session.view_parts import side_sources, summands
 
 
 def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
@@ -100,8 +101,11 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "disputed": bool(roll.disputes),
         "line": roll_line(roll),
     }
+    view |= {"exploding": request.exploding, "manual": request.manual}
     if request.opponent is None:
-        return view | {"dice": _dice(replay_state(roll), _by_index(die_records(roll)))}
+        state = replay_state(roll)
+        view |= side_sources(request.side, request.median) | summands(state)
+        return view | {"dice": _dice(state, _by_index(die_records(roll)))}
     rounds = replay_rounds(roll)
     dice: list[JsonValue] = [
         row
@@ -111,12 +115,10 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
     ]
     last = rounds[-1]
     contestants: list[JsonValue] = [
-        {"name": request.side.name, "expression": request.side.expression, "total": last[0].total},
-        {
-            "name": request.opponent.name,
-            "expression": request.opponent.expression,
-            "total": last[1].total,
-        },
+        {"name": side.name, "expression": side.expression, "total": state.total}
+        | side_sources(side, request.median)
+        | summands(state)
+        for side, state in ((request.side, last[0]), (request.opponent, last[1]))
     ]
     winner = resolution.winner if isinstance(resolution, ev.CheckResolved) else None
     return view | {

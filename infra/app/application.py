@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import state_as_of, until
+from diceledger.domain.projections.luck import luck_steps
 from diceledger.domain.projections.report import player_reports
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import hidden_from, timeline
@@ -29,6 +30,7 @@ from diceledger.infra.app.results import (
     DisputeResult,
     ExportResult,
     ImportResult,
+    LuckResult,
     MemberResult,
     Moment,
     ProjectionStatus,
@@ -218,6 +220,16 @@ class Application:
         lines = tuple(timeline(shown, hidden))
         as_of = standing(state_as_of(shown), hidden) if moment.given else None
         return ReplayResult(session_id, lines, as_of)
+
+    def luck(self, viewer: str, session_id: str) -> LuckResult:
+        """Return each player's rated checks in order, as ``viewer`` may see them."""
+        from diceledger.infra.projections.decoding import logged_all
+
+        items = list(logged_all(self._store.read_stream(session_id)))
+        if not items:
+            raise unknown_session(session_id)
+        series = luck_steps(items, hidden_from(state_as_of(items), viewer))
+        return LuckResult(session_id, {name: tuple(steps) for name, steps in series.items()})
 
     def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
         """Return the GM's review of one roll: every die, its provenance and the proofs."""

@@ -89,7 +89,7 @@ def invite_json(session_id: str, code: str, expires: str) -> JsonObject:
     return {
         "session_id": session_id,
         "invite_code": code,
-        "join_path": f"/join/{session_id}/{code}",
+        "join_path": f"/join/{code}",
         "expires_at": expires,
     }
 
