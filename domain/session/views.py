@@ -94,11 +94,14 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "total": resolution.total if resolution else replay_total(roll),
         "target": request.target,
         "dc_modifier": request.dc_modifier,
+        "dc_label": request.dc_label,
         "against": request.against,
         "success": getattr(resolution, "success", None),
         "margin": getattr(resolution, "margin", None),
         "voided": roll.voided,
         "disputed": bool(roll.disputes),
+        "open_dispute": roll.open_dispute,
+        "hidden": roll.hidden,  # a blind roll not yet revealed (only a GM sees it at all)
         "line": roll_line(roll),
     }
     view |= {"exploding": request.exploding, "manual": request.manual}
@@ -115,9 +118,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
     ]
     last = rounds[-1]
     contestants: list[JsonValue] = [
-        {"name": side.name, "expression": side.expression, "total": state.total}
-        | side_sources(side, request.median)
-        | summands(state)
+        _contestant(side, state, request.median)
         for side, state in ((request.side, last[0]), (request.opponent, last[1]))
     ]
     winner = resolution.winner if isinstance(resolution, ev.CheckResolved) else None
@@ -126,7 +127,13 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "contestants": contestants,
         "winner": winner,
         "rounds": len(rounds),
+        "round_totals": [[a.total, b.total] for a, b in rounds],
     }
+
+
+def _contestant(side: ev.CheckSide, state: RollState, median: bool) -> JsonObject:
+    named: JsonObject = {"name": side.name, "expression": side.expression, "total": state.total}
+    return named | side_sources(side, median) | summands(state)
 
 
 def replay_total(roll: Roll) -> int:

@@ -132,7 +132,10 @@ class AccessService:
         self._require_gm(credential, "invite players")
         if not timedelta(minutes=1) <= ttl <= MAX_INVITE_TTL:
             raise InvalidInputError("an invite lives between one minute and seven days")
-        code, now = new_invite_code(), self._clock()
+        return self._new_code(new_invite_code(), credential, ttl)
+
+    def _new_code(self, code: str, credential: Credential, ttl: timedelta) -> Invite:
+        now = self._clock()
         expires = now + ttl
         self._store.add_invite(
             secret_hash(code), credential.session_id, credential.member, now, expires
@@ -159,12 +162,17 @@ class AccessService:
         It is kept in the invites table with the member as its maker; its prefix (part of
         what is hashed) tells it from an invite, so neither can be redeemed as the other.
         """
-        code, now = new_sign_in_code(), self._clock()
-        expires = now + ttl
-        self._store.add_invite(
-            secret_hash(code), credential.session_id, credential.member, now, expires
-        )
-        return Invite(credential.session_id, code, expires)
+        return self._new_code(new_sign_in_code(), credential, ttl)
+
+    def as_owner(self, session_id: str, member: str) -> Credential:
+        """Return a credential for any member, for the store's owner alone.
+
+        Whoever can open the database may act as anyone (the CLI's ``--as``); the demo
+        server uses this to hand its visitors sign-in links. No route calls it.
+        """
+        if member not in self._app.members(session_id):
+            raise unknown_member(member, session_id)
+        return Credential("owner", session_id, member)
 
     def sign_in(self, code: str) -> Joined:
         """Redeem a sign-in code: a fresh token for the member who made it."""
