@@ -12,6 +12,7 @@ import { describeScore, readSources, setUpSources } from "./sources.js";
 const BLAME = [
   [/typed-in|faces|physical/i, "faces"],
   [/opponent|'vs'|other side/i, "vs_expression"],
+  [/\bNPC\b/, "vs_name"],
   [/\bdc\b|target/i, "target"],
   [/against/i, "against"],
   [/reroll|allowance/i, "reroll"],
@@ -91,6 +92,21 @@ export class RollForm {
     this.odds.update(roll.kind, roll.odds);
   }
 
+  /** Say what was rolled right under the button, with a link to the roll in the log. */
+  showResult(view) {
+    const result = this.form.querySelector("#roll-result");
+    const link = document.createElement("a");
+    link.href = `#roll-${view.roll_id}`;
+    link.textContent = `Rolled #${view.roll_id}`;
+    let words = `: total ${view.total}`;
+    if (view.status === "awaiting_rerolls") words += ", waiting for your rerolls or acceptance";
+    else if (view.kind === "opposed") words += `, ${view.winner} wins`;
+    else if (view.success === true || view.success === false) {
+      words += ` vs ${view.target}, ${view.success ? "success" : "failure"}`;
+    }
+    result.replaceChildren(link, `${words}.`);
+  }
+
   async send() {
     clearErrors(this.form);
     let roll;
@@ -115,6 +131,7 @@ export class RollForm {
       const typed = this.form.elements.namedItem("faces");
       if (typed !== null) typed.value = "";
       this.onRolled(view);
+      this.showResult(view);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const control = controlFor(this.form, error, this.submit);
