@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup, escape
 from fastapi import Request
+from markupsafe import Markup, escape
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 

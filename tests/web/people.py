@@ -49,7 +49,8 @@ class Person:
             return WebDriverWait(self.driver, WAIT).until(lambda _: condition(), message)
         except TimeoutException:
             shown = self.driver.find_element(By.TAG_NAME, "body").text
-            raise AssertionError(f"{self.name}: waited for {message}; the page shows:\n{shown}")
+            waited = f"{self.name}: waited for {message}; the page shows:\n{shown}"
+            raise AssertionError(waited) from None
 
     def text(self, selector: str) -> str:
         """Return the element's text, or "" while it is missing (or being redrawn)."""

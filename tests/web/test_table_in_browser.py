@@ -64,10 +64,10 @@ def test_a_gm_opens_a_session_and_two_players_join_by_invite(table: Table) -> No
     gm.until(lambda: "/s/" in gm.driver.current_url)
     gm.session_id = gm.driver.current_url.split("/s/")[1]
     gm.open(f"/s/{gm.session_id}/gm")
-    links = []
-    for _ in range(2):
+    links: list[str | None] = []
+    for made in (1, 2):
         gm.click("#new-invite")
-        gm.until(lambda n=len(links): len(gm.all("#invite-links input")) == n + 1)
+        gm.until(lambda made=made: len(gm.all("#invite-links input")) == made)
         links.append(gm.all("#invite-links input")[0].get_attribute("value"))
     assert all(link and f"{table.server.url}/join/dli_" in link for link in links)
     table.ann.join(str(links[0]), client_seed="ann's lucky words")
