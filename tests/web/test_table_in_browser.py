@@ -251,3 +251,17 @@ def test_a_tampered_export_fails_in_the_browser_at_its_first_bad_event(
     assert ann.find("#verify-result [data-ok]").get_attribute("data-ok") == "false"
     assert By.ID  # the page says what it checked:
     assert "every die against its revealed seed" in text
+
+
+def test_the_gm_ends_the_session_and_the_table_stops_taking_rolls(table: Table) -> None:
+    gm = table.gm
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click("#end-session")
+    gm.wait_text("#end-confirm-error", "tick this first")
+    gm.click("#end-confirm")
+    gm.click("#end-session")
+    gm.wait_text("#end-result", "The session has ended. Seed of epoch 2:")
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}")
+    assert "This session has ended" in ann.text("#ended-notice")
+    assert ann.find("#roll-submit").get_attribute("disabled") is not None
