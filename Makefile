@@ -15,8 +15,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Plays the tour and returns (CI runs it); the table in a browser is one command away.
 demo: $(STAMP)
 	$(BIN)/diceledger demo
+	@echo
+	@echo "== The table in a browser"
+	@echo "  $(BIN)/diceledger serve --demo    # a played session, and the links to open it"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -41,8 +41,13 @@ LOGGING = {
     type=WholeNumber(1, 64),
     help="Worker processes (PostgreSQL only; SQLite has one writer).",
 )
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Serve a throw-away store with a session already played, and print links to open.",
+)
 @pass_app
-def serve(app: AppContext, host: str, port: int, workers: int) -> None:
+def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> None:
     """Serve the session API on HTTP: each person acts as themselves, by token.
 
     The store and the seeds stay with the server; players need no database access.
@@ -51,20 +56,30 @@ def serve(app: AppContext, host: str, port: int, workers: int) -> None:
 
     \b
     Examples:
+      diceledger serve --demo
       diceledger serve
       diceledger --db postgresql+psycopg://app@db/club serve --host 0.0.0.0 --workers 4
     """
     import uvicorn
 
-    url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
+    if demo:
+        if port == 0:
+            raise click.UsageError("the demo's links name a port: give --port N (not 0)")
+        from diceledger.cli.serve_demo import describe, prepare_demo
+
+        table = prepare_demo(f"http://{_browser_host(host)}:{port}")
+        url, shown = table.url, table.url
+        for line in describe(table):
+            click.echo(line)
+    else:
+        url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
+        shown = app.app().url
     if workers > 1 and url.startswith("sqlite"):
         raise click.UsageError(
             "SQLite has one writer: serve it with --workers 1, or use PostgreSQL"
         )
     os.environ["DICELEDGER_DB"] = url  # every worker process builds the app on this store
-    click.echo(
-        f"serving {app.app().url} on http://{host}:{port} with {workers} worker(s)", err=True
-    )
+    click.echo(f"serving {shown} on http://{host}:{port} with {workers} worker(s)", err=True)
     uvicorn.run(
         "diceledger.web.asgi:create",
         factory=True,
@@ -76,3 +91,8 @@ def serve(app: AppContext, host: str, port: int, workers: int) -> None:
         server_header=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def _browser_host(host: str) -> str:
+    """Return the host a browser on this machine opens for a server listening on ``host``."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host

@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from diceledger.domain import __version__
@@ -17,6 +18,7 @@ from diceledger.domain.errors import DiceledgerError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
+from diceledger.web.page_errors import error_page, is_page
 from diceledger.web.problems import (
     BAD_REQUEST,
     FALLBACK,
@@ -32,12 +34,16 @@ from diceledger.web.routes import (
     disputes,
     events,
     members,
+    pages,
     reads,
     rolls,
     schema,
     service,
+    session_pages,
     sessions,
 )
+from diceledger.web.security import SecurityHeaders, with_security_headers
+from diceledger.web.static_files import STATIC_DIR
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
@@ -57,25 +63,31 @@ def build_app(services: WebServices) -> FastAPI:
         lifespan=live_updates,
     )
     app.state.services = services
-    for module in (sessions, rolls, disputes, reads, events, members, service, schema):
+    api = (sessions, rolls, disputes, reads, events, members, service, schema, discord_routes)
+    for module in (*api, pages, session_pages):
         app.include_router(module.router)
-    app.include_router(discord_routes.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]
     app.add_exception_handler(Exception, _unexpected)
     app.add_middleware(BodyLimit, max_bytes=services.settings.max_body_bytes)
     app.add_middleware(AccessLog)
+    app.add_middleware(SecurityHeaders)
     return app
 
 
 def _error_tree(request: Request, error: DiceledgerError) -> Response:
     if isinstance(error, RateLimitedError):
         headers = {"Retry-After": str(error.retry_after)}
+        if is_page(request):
+            return error_page(request, RATE_LIMITED, str(error))
         return problem_response(RATE_LIMITED, str(error), request.url.path, headers)
     problem = problem_for(error)
     if problem.status >= 500:
         ERROR_LOG.error("%s %s: %s", request.method, request.url.path, error)
+    if is_page(request):
+        return error_page(request, problem, str(error))
     return problem_response(problem, str(error), request.url.path)
 
 
@@ -84,13 +96,18 @@ def _invalid(request: Request, error: RequestValidationError) -> Response:
     where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
     message = str(first.get("msg", "invalid request"))
     problem = BAD_REQUEST if first.get("type") == "json_invalid" else VALIDATION
-    return problem_response(problem, f"{where}: {message}" if where else message, request.url.path)
+    detail = f"{where}: {message}" if where else message
+    if is_page(request):
+        return error_page(request, problem, detail)
+    return problem_response(problem, detail, request.url.path)
 
 
 def _http(request: Request, error: HTTPException) -> Response:
     if isinstance(error, _TooLarge):
         return _too_large(request.app.state.services.settings.max_body_bytes, request.url.path)
     problem = Problem(error.status_code, "http", str(error.detail))
+    if is_page(request):
+        return error_page(request, problem, str(error.detail))
     return problem_response(problem, str(error.detail), request.url.path)
 
 
@@ -100,7 +117,11 @@ def _too_large(max_bytes: int, path: str) -> Response:
 
 def _unexpected(request: Request, error: Exception) -> Response:
     ERROR_LOG.exception("%s %s failed", request.method, request.url.path)
-    return problem_response(FALLBACK, "the server failed; nothing more is said", request.url.path)
+    # This answer leaves by Starlette's outermost layer, past SecurityHeaders.
+    detail = "the server failed; nothing more is said"
+    if is_page(request):
+        return with_security_headers(error_page(request, FALLBACK, detail))
+    return with_security_headers(problem_response(FALLBACK, detail, request.url.path))
 
 
 class AccessLog:

@@ -10,10 +10,14 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from diceledger.domain.errors import PermissionDeniedError
 from diceledger.infra.app.access import Credential
 from diceledger.web.context import Services
 
 COOKIE_PREFIX = "dl_"  # one cookie per session the browser holds a token for
+PAGE_HEADER = "X-Requested-With"
+PAGE_HEADER_VALUE = "diceledger"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def bearer_token(request: Request, session_id: str | None = None) -> str | None:
@@ -34,8 +38,30 @@ def cookie_name(session_id: str) -> str:
 
 def session_member(request: Request, session_id: str, web: Services) -> Credential:
     """Return the member acting in ``session_id``; refuse anyone else."""
-    credential = web.access.authenticate(bearer_token(request, session_id))
+    token = bearer_token(request, session_id)
+    if token is not None and "authorization" not in request.headers:
+        require_own_page(request)
+    credential = web.access.authenticate(token)
     return web.access.in_session(credential, session_id)
+
+
+def require_own_page(request: Request) -> None:
+    """Refuse a change that rides on the cookie unless this site's own scripts sent it.
+
+    Cross-site request forgery needs the browser to attach the cookie to a request another
+    site started. SameSite=Strict already stops that in current browsers; this is the
+    second lock. A form cannot set a header, and a script on another origin can set this
+    one only after a CORS preflight, which this server never grants; so a change that
+    carries it was sent by the pages' own scripts (web/static/api.js). A bearer token is
+    never sent by a browser on its own, so requests carrying one need no such proof.
+    """
+    if request.method in SAFE_METHODS:
+        return
+    if request.headers.get(PAGE_HEADER) != PAGE_HEADER_VALUE:
+        raise PermissionDeniedError(
+            f"a change sent with the browser's cookie needs the header "
+            f"{PAGE_HEADER}: {PAGE_HEADER_VALUE} (this site's pages send it)"
+        )
 
 
 Member = Annotated[Credential, Depends(session_member)]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from diceledger.domain.projections.luck import LuckStep as LuckStep  # drawn here; made there
 from diceledger.domain.projections.report import DieReport, PlayerReport
 from diceledger.web.svg import Attribute, chart_id, document, element, number, text
 
@@ -34,15 +35,6 @@ SOLID_LINE: Attributes = {"stroke": BLUE, "stroke-width": 3}
 DASHED_LINE: Attributes = {"stroke": ORANGE, "stroke-width": 2, "stroke-dasharray": DASHED}
 MIDDLE: Attributes = {"text-anchor": "middle"}
 LONGEST_LABEL = 36  # characters of a name shown in a chart; the description has it whole
-
-
-@dataclass(frozen=True, slots=True)
-class LuckStep:
-    """One rated check of a player, in the order rolled: its chance and whether it won."""
-
-    roll_id: int
-    chance: float  # the exact probability of success before rolling, 0 to 1
-    won: bool
 
 
 @dataclass(frozen=True, slots=True)

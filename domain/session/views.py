@@ -16,6 +16,7 @@ from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
+from diceledger.domain.session.view_parts import side_sources, summands
 
 
 def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
@@ -94,15 +95,21 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "total": resolution.total if resolution else replay_total(roll),
         "target": request.target,
         "dc_modifier": request.dc_modifier,
+        "dc_label": request.dc_label,
         "against": request.against,
         "success": getattr(resolution, "success", None),
         "margin": getattr(resolution, "margin", None),
         "voided": roll.voided,
         "disputed": bool(roll.disputes),
+        "open_dispute": roll.open_dispute,
+        "hidden": roll.hidden,  # a blind roll not yet revealed (only a GM sees it at all)
         "line": roll_line(roll),
     }
+    view |= {"exploding": request.exploding, "manual": request.manual}
     if request.opponent is None:
-        return view | {"dice": _dice(replay_state(roll), _by_index(die_records(roll)))}
+        state = replay_state(roll)
+        view |= side_sources(request.side, request.median) | summands(state)
+        return view | {"dice": _dice(state, _by_index(die_records(roll)))}
     rounds = replay_rounds(roll)
     dice: list[JsonValue] = [
         row
@@ -112,12 +119,8 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
     ]
     last = rounds[-1]
     contestants: list[JsonValue] = [
-        {"name": request.side.name, "expression": request.side.expression, "total": last[0].total},
-        {
-            "name": request.opponent.name,
-            "expression": request.opponent.expression,
-            "total": last[1].total,
-        },
+        _contestant(side, state, request.median)
+        for side, state in ((request.side, last[0]), (request.opponent, last[1]))
     ]
     winner = resolution.winner if isinstance(resolution, ev.CheckResolved) else None
     return view | {
@@ -125,7 +128,13 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "contestants": contestants,
         "winner": winner,
         "rounds": len(rounds),
+        "round_totals": [[a.total, b.total] for a, b in rounds],
     }
+
+
+def _contestant(side: ev.CheckSide, state: RollState, median: bool) -> JsonObject:
+    named: JsonObject = {"name": side.name, "expression": side.expression, "total": state.total}
+    return named | side_sources(side, median) | summands(state)
 
 
 def replay_total(roll: Roll) -> int:

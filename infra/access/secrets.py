@@ -7,6 +7,7 @@ import secrets
 
 TOKEN_PREFIX = "dlt_"  # a member's bearer token
 INVITE_PREFIX = "dli_"  # a single-use invite code
+SIGN_IN_PREFIX = "dls_"  # a single-use code that signs an existing member in
 TOKEN_BYTES = 32  # 256 bits
 INVITE_BYTES = 16  # 128 bits: a code lives minutes and its redemptions are rate-limited
 MAX_SECRET_LENGTH = 100
@@ -20,6 +21,11 @@ def new_token() -> str:
 def new_invite_code() -> str:
     """Return a fresh invite code."""
     return INVITE_PREFIX + secrets.token_urlsafe(INVITE_BYTES)
+
+
+def new_sign_in_code() -> str:
+    """Return a fresh sign-in code."""
+    return SIGN_IN_PREFIX + secrets.token_urlsafe(INVITE_BYTES)
 
 
 def secret_hash(secret: str) -> str:

@@ -26,6 +26,14 @@ class TokenRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class InviteRecord:
+    """A live invite (or sign-in code): the session it opens, and who made it."""
+
+    session_id: str
+    created_by: str
+
+
+@dataclass(frozen=True, slots=True)
 class StoredAnswer:
     """An idempotent request seen before: its fingerprint and, once answered, its answer."""
 
@@ -139,6 +147,18 @@ class AccessStore:
         with translate_errors(self._engine.url), self._engine.connect() as connection:
             name: str | None = connection.execute(query).scalar()
         return name
+
+    def invite_session(self, code_hash: str, now: datetime) -> InviteRecord | None:
+        """Return the session and maker of an unexpired, unredeemed invite, or None."""
+        query = (
+            sa.select(invites.c.session_id, invites.c.created_by)
+            .where(invites.c.code_hash == code_hash)
+            .where(invites.c.redeemed_at.is_(None))
+            .where(invites.c.expires_at > now)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            row = connection.execute(query).first()
+        return None if row is None else InviteRecord(row.session_id, row.created_by)
 
     def release_invite(self, code_hash: str) -> None:
         """Undo a claim whose join was refused, so the invite can still be used."""

@@ -21,9 +21,11 @@ from diceledger.domain.errors import (
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.access.secrets import (
     INVITE_PREFIX,
+    SIGN_IN_PREFIX,
     TOKEN_PREFIX,
     looks_like,
     new_invite_code,
+    new_sign_in_code,
     new_token,
     secret_hash,
 )
@@ -35,6 +37,8 @@ from diceledger.infra.store.port import Clock, utc_now
 
 DEFAULT_INVITE_TTL = timedelta(hours=24)
 MAX_INVITE_TTL = timedelta(days=7)
+SIGN_IN_TTL = timedelta(hours=24)
+UNUSABLE_CODE = "the invite code is unknown, used or expired"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +132,60 @@ class AccessService:
         self._require_gm(credential, "invite players")
         if not timedelta(minutes=1) <= ttl <= MAX_INVITE_TTL:
             raise InvalidInputError("an invite lives between one minute and seven days")
-        code, now = new_invite_code(), self._clock()
+        return self._new_code(new_invite_code(), credential, ttl)
+
+    def _new_code(self, code: str, credential: Credential, ttl: timedelta) -> Invite:
+        now = self._clock()
         expires = now + ttl
         self._store.add_invite(
             secret_hash(code), credential.session_id, credential.member, now, expires
         )
         return Invite(credential.session_id, code, expires)
+
+    def invite_session(self, code: str) -> str:
+        """Return the session a live invite or sign-in code opens, or refuse the code.
+
+        The code alone names its session (its hash is the key), so a link need carry
+        nothing else.
+        """
+        kind = INVITE_PREFIX if code.startswith(INVITE_PREFIX) else SIGN_IN_PREFIX
+        found = None
+        if looks_like(code, kind):
+            found = self._store.invite_session(secret_hash(code), self._clock())
+        if found is None:
+            raise PermissionDeniedError(UNUSABLE_CODE)
+        return found.session_id
+
+    def sign_in_code(self, credential: Credential, ttl: timedelta = SIGN_IN_TTL) -> Invite:
+        """Create a single-use code that signs the credential's member in on another browser.
+
+        It is kept in the invites table with the member as its maker; its prefix (part of
+        what is hashed) tells it from an invite, so neither can be redeemed as the other.
+        """
+        return self._new_code(new_sign_in_code(), credential, ttl)
+
+    def as_owner(self, session_id: str, member: str) -> Credential:
+        """Return a credential for any member, for the store's owner alone.
+
+        Whoever can open the database may act as anyone (the CLI's ``--as``); the demo
+        server uses this to hand its visitors sign-in links. No route calls it.
+        """
+        if member not in self._app.members(session_id):
+            raise unknown_member(member, session_id)
+        return Credential("owner", session_id, member)
+
+    def sign_in(self, code: str) -> Joined:
+        """Redeem a sign-in code: a fresh token for the member who made it."""
+        found = None
+        if looks_like(code, SIGN_IN_PREFIX):
+            found = self._store.invite_session(secret_hash(code), self._clock())
+        if found is None or not self._store.claim_invite(
+            secret_hash(code), found.session_id, found.created_by, self._clock()
+        ):
+            raise PermissionDeniedError("the sign-in code is unknown, used or expired")
+        session_id, name = found.session_id, found.created_by
+        role = self._app.members(session_id)[name]
+        return Joined(session_id, name, role, self._issue(session_id, name))
 
     def join(
         self,
@@ -183,7 +235,7 @@ class AccessService:
         if not code_hash or not self._store.claim_invite(
             code_hash, session_id, name, self._clock()
         ):
-            raise PermissionDeniedError("the invite code is unknown, used or expired")
+            raise PermissionDeniedError(UNUSABLE_CODE)
         try:
             return self._app.join(name, session_id, cmd.JoinSession(name, client_seed))
         except DiceledgerError:

@@ -24,6 +24,7 @@ from diceledger.domain.errors import (
 )
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import state_as_of, until
+from diceledger.domain.projections.luck import luck_steps
 from diceledger.domain.projections.report import Visible, player_reports
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import hidden_from, timeline
@@ -36,6 +37,7 @@ from diceledger.infra.app.results import (
     DisputeResult,
     ExportResult,
     ImportResult,
+    LuckResult,
     MemberResult,
     Moment,
     ProjectionStatus,
@@ -249,6 +251,16 @@ class Application:
         if self._store.current_version(session_id) == 0:
             raise unknown_session(session_id)
         return SessionFeed(self._store, session_id, viewer)
+
+    def luck(self, viewer: str, session_id: str) -> LuckResult:
+        """Return each player's rated checks in order, as ``viewer`` may see them."""
+        from diceledger.infra.projections.decoding import logged_all
+
+        items = list(logged_all(self._store.read_stream(session_id)))
+        if not items:
+            raise unknown_session(session_id)
+        series = luck_steps(items, hidden_from(state_as_of(items), viewer))
+        return LuckResult(session_id, {name: tuple(steps) for name, steps in series.items()})
 
     def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
         """Return the GM's review of one roll: every die, its provenance and the proofs."""

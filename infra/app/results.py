@@ -13,6 +13,7 @@ from datetime import datetime
 from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.directory import Entry
+from diceledger.domain.projections.luck import LuckStep
 from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.projections.timeline import Line
 from diceledger.domain.records import RecordedEvent
@@ -133,6 +134,14 @@ class StatisticsResult:
 
     viewer: str
     reports: tuple[PlayerReport, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LuckResult:
+    """Each player's rated checks of one session, in the order they resolved."""
+
+    session_id: str
+    series: dict[str, tuple[LuckStep, ...]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -286,3 +286,26 @@ def test_the_access_log_never_shows_a_secret_put_in_a_path(
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert f"GET /join/{table.sid}/dli_... 404" in logged
     assert code not in logged and table.ann not in logged and table.gm not in logged
+
+
+def test_a_roll_says_how_its_total_is_made_up(api: Api, table: Table) -> None:
+    body = {
+        **CHECK,
+        "expression": "1d20+3[STR]",
+        "adv": [{"amount": 1, "label": "flank"}, {"amount": 1, "label": "high ground"}],
+        "dis": [{"amount": 1, "label": "mud"}],
+        "eased": [{"amount": 2, "label": "bless"}],
+        "faces": [4, 17],
+    }
+    roll = api.roll(table.sid, table.ann, body).json()
+    assert roll["score"] == 1 and roll["median"] is False
+    assert [s["label"] for s in roll["advantage"]] == ["flank", "high ground"]
+    assert roll["eased"] == [{"amount": 2, "label": "bless"}] and roll["hindered"] == []
+    assert [(p["text"], p["value"]) for p in roll["parts"]] == [("1d20", 17), ("3[STR]", 3)]
+    assert roll["total"] == 22 and roll["divisors"] == []
+
+
+def test_an_invite_links_to_the_join_page_by_its_code_alone(api: Api, table: Table) -> None:
+    made = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()
+    assert made["join_path"] == f"/join/{made['invite_code']}"
+    assert api.services.access.invite_session(made["invite_code"]) == table.sid

@@ -172,7 +172,8 @@ def test_r6_opposed_check_rolls_both_sides_and_names_the_winner(ledger: Ledger, 
     roll = ledger.data(
         "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "12,5"
     )
-    assert roll["contestants"] == [
+    named = [{key: c[key] for key in ("name", "expression", "total")} for c in roll["contestants"]]
+    assert named == [
         {"name": "ann", "expression": "1d20+2", "total": 14},
         {"name": "bob", "expression": "1d20+1", "total": 6},
     ]

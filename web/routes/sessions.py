@@ -89,7 +89,7 @@ def invite_json(session_id: str, code: str, expires: str) -> JsonObject:
     return {
         "session_id": session_id,
         "invite_code": code,
-        "join_path": f"/join/{session_id}/{code}",
+        "join_path": f"/join/{code}",
         "expires_at": expires,
     }
 
@@ -107,3 +107,17 @@ def create_invite(
 
     made = web.access.invite(member, ttl)
     return answer(invite_json(session_id, made.code, format_timestamp(made.expires_at)), 201)
+
+
+@router.post("/{session_id}/sign-in-codes", status_code=201)
+def create_sign_in_code(session_id: str, member: Member, web: Services) -> Response:
+    """Create a one-time code that signs this member in on another browser (shown once)."""
+    made = web.access.sign_in_code(member)
+    return answer(
+        {
+            "session_id": session_id,
+            "sign_in_path": f"/sign-in/{made.code}",
+            "expires_at": format_timestamp(made.expires_at),
+        },
+        201,
+    )

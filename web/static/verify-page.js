@@ -34,7 +34,13 @@ async function fetchExport() {
   }
   const response = await fetch(url, { credentials: "same-origin" });
   if (!response.ok) {
-    throw new Error(`the server answered ${response.status} ${response.statusText}`);
+    let detail = `the server answered ${response.status} ${response.statusText}`;
+    try {
+      detail = (await response.json()).detail ?? detail; // a problem+json's own sentence
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new Error(detail);
   }
   return response.text();
 }

@@ -1,0 +1,79 @@
+"""The demo's pages at a phone's width and a desktop's: they fit, load only from their own
+server, and look as the README shows them.
+
+With DICELEDGER_SCREENSHOTS=docs/screenshots the pictures are written there (that is how
+the README's are made); otherwise into the test's own folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from diceledger.cli.serve_demo import DemoTable, prepare_demo
+from tests.web.live_server import LiveServer, free_port, live_server
+from tests.web.people import Person
+
+if TYPE_CHECKING:
+    from tests.web.conftest import OpenBrowser
+
+PAGES = {"table": "", "gm": "/gm", "replay": "/replay", "stats": "/stats"}
+HEIGHTS = {1280: 860, 360: 760}
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[tuple[DemoTable, LiveServer]]:
+    port = free_port()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DICELEDGER_SEED_KEY", "")
+        table = prepare_demo(f"http://127.0.0.1:{port}")
+        with live_server(table.url, port) as server:
+            yield table, server
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_each_page_fits_its_screen_and_loads_only_from_its_own_server(
+    open_browser: OpenBrowser,
+    demo: tuple[DemoTable, LiveServer],
+    width: int,
+    tmp_path: Path,
+) -> None:
+    table, server = demo
+    folder = Path(os.environ.get("DICELEDGER_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    gm = Person("mira", open_browser(width=width, height=HEIGHTS[width]), server.url)
+    access = server.services.access  # each sign-in link works once: one per browser
+    code = access.sign_in_code(access.as_owner(table.session_id, "mira")).code
+    gm.open(f"/sign-in/{code}")
+    gm.click("form button[type=submit]")
+    gm.until(lambda: "/s/" in gm.driver.current_url)
+    for name, path in PAGES.items():
+        gm.open(f"/s/{table.session_id}{path}")
+        if name == "table":
+            gm.wait_log_loaded()
+            gm.wait_roll(9, "bram check")
+        page_width = gm.driver.execute_script("return document.documentElement.scrollWidth")
+        assert page_width <= width, f"{name} is {page_width} px wide at {width}"
+        origins = gm.driver.execute_script(
+            "return performance.getEntriesByType('resource').map((e) => new URL(e.name).origin);"
+        )
+        assert set(origins) <= {server.url}, name
+        if name == "stats" and width < 1000:  # a phone shows a chart after the figures
+            gm.driver.execute_script("document.querySelector('.chart').scrollIntoView();")
+        picture = folder / f"{name}-{width}.png"
+        gm.driver.save_screenshot(str(picture))
+        assert picture.stat().st_size > 1000
+    # Every control on the table has a name a screen reader reads out.
+    gm.open(f"/s/{table.session_id}")
+    unnamed = gm.driver.execute_script(
+        "return Array.from(document.querySelectorAll('input, select, button'))"
+        ".filter((c) => c.type !== 'hidden' && !(c.labels && c.labels.length)"
+        " && !c.getAttribute('aria-label') && !c.textContent.trim()).map((c) => c.outerHTML);"
+    )
+    assert unnamed == []
+    assert re.search(r"#\d+ the GM rolled blind|ghoul", gm.text("#dice-log"))

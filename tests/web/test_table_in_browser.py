@@ -1,0 +1,267 @@
+"""A GM and two players play a session in three browsers, the way people would.
+
+One server (uvicorn on 127.0.0.1) and three headless Chromiums, each with its own profile
+and cookies. The tests run in order, each one scene of the same session: joining by
+invite, a check with advantage, an exploding damage roll rerolled by clicking a die, an
+opposed check that ties, a blind roll, a dispute ruled by the GM, the replay, the
+statistics, and the verification in the browser, honest and tampered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from diceledger.infra.app.odds import OddsQuery, Side, odds_of
+from diceledger.infra.exporting import read_export, write_export
+from tests.web.browser import start_chromium
+from tests.web.live_server import LiveServer, live_server
+from tests.web.people import Person
+from tests.web.test_verify_page import change_a_face
+
+
+@dataclass
+class Table:
+    server: LiveServer
+    gm: Person
+    ann: Person
+    bob: Person
+
+    @property
+    def everyone(self) -> tuple[Person, Person, Person]:
+        return (self.gm, self.ann, self.bob)
+
+
+@pytest.fixture(scope="module")
+def table(browser_available: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
+    folder = tmp_path_factory.mktemp("table")
+    drivers = []
+    try:
+        with live_server(f"sqlite:///{folder / 'table.sqlite'}") as server:
+            people = []
+            for name in ("mira", "ann", "bob"):
+                profile = folder / f"profile-{name}"
+                profile.mkdir()
+                drivers.append(start_chromium(profile))
+                people.append(Person(name, drivers[-1], server.url))
+            yield Table(server, *people)
+    finally:
+        for driver in drivers:
+            driver.quit()
+
+
+def test_a_gm_opens_a_session_and_two_players_join_by_invite(table: Table) -> None:
+    gm = table.gm
+    gm.open("/")
+    gm.type("#title", "Tomb of Ash")
+    gm.type("#name", "mira")
+    gm.click("form button[type=submit]")
+    gm.until(lambda: "/s/" in gm.driver.current_url)
+    gm.session_id = gm.driver.current_url.split("/s/")[1]
+    gm.open(f"/s/{gm.session_id}/gm")
+    links: list[str | None] = []
+    for made in (1, 2):
+        gm.click("#new-invite")
+        gm.until(lambda made=made: len(gm.all("#invite-links input")) == made)
+        links.append(gm.all("#invite-links input")[0].get_attribute("value"))
+    assert all(link and f"{table.server.url}/join/dli_" in link for link in links)
+    table.ann.join(str(links[0]), client_seed="ann's lucky words")
+    table.bob.join(str(links[1]))
+    gm.open(f"/s/{gm.session_id}")
+    for person in table.everyone:
+        person.wait_text("#member-list", "mira", "ann", "bob")
+    assert table.ann.session_id == table.bob.session_id == gm.session_id
+    # No token ever reaches a URL: only the invite codes, spent now.
+    assert all("dlt_" not in person.driver.current_url for person in table.everyone)
+    cookies = table.ann.driver.get_cookies()
+    session_cookie = next(c for c in cookies if c["name"].startswith("dl_"))
+    assert session_cookie["httpOnly"] and session_cookie["sameSite"] == "Strict"
+
+
+def test_a_check_with_advantage_shows_its_exact_odds_then_both_dice(table: Table) -> None:
+    ann = table.ann
+    ann.fill_roll("check", "1d20+3", target="12")
+    ann.add_source("adv", 1, "flank")
+    ann.wait_text("#advantage-score", "Advantage score +1: 2 d20, the highest counts")
+    chance = odds_of(OddsQuery(Side("1d20+3", (1,)), target=12)).success
+    assert chance is not None
+    ann.wait_text("#roll-odds", f"Needs 12+: {float(chance) * 100:.1f}%")
+    ann.submit_roll()
+    for person in table.everyone:
+        person.wait_roll(1, "ann check", "Advantage 1 (flank): score +1")
+    text = ann.roll_text(1)
+    assert "vs 12: success" in text or "vs 12: failure" in text
+    initial = ann.all("#roll-1 .die")
+    counted = ann.all("#roll-1 .die.counted strong.face")
+    struck = ann.all("#roll-1 .die.discarded del.face")
+    assert len(initial) >= 2 and len(counted) >= 1 and len(struck) == 1
+    assert "not counted" in ann.text("#roll-1 .die.discarded")
+
+
+def test_an_exploding_damage_roll_is_rerolled_by_clicking_a_die(table: Table) -> None:
+    bob = table.bob
+    bob.fill_roll(
+        "damage", "1d6+2", reroll="1", reroll_scope="damage", faces="6, 6, 3", label="axe"
+    )
+    bob.submit_roll()
+    text = bob.wait_roll(2, "bob damage (axe)", "1 reroll left")
+    # The chain steps down the ladder: d6 (6) explodes into a d6 (6), then a d4.
+    assert [d.text.split()[0] for d in bob.all("#roll-2 .die")] == ["d6", "d6", "d4"]
+    assert "exploded from d6 #0" in text and "explosion step 2 of #0" in text
+    assert "1d6 (15) + 2 = 17" in text
+    table.ann.wait_roll(2, "Waiting for bob to reroll or accept")
+    assert not table.ann.all("#roll-2 .die-pick")  # only the roller chooses
+    picks = bob.all("#roll-2 .die-pick")
+    assert len(picks) == 1  # explosion dice go with their die, never alone
+    picks[0].send_keys(Keys.SPACE)  # a keyboard user presses the die
+    assert picks[0].get_attribute("aria-pressed") == "true"
+    bob.type("#reroll-faces-2", "2")
+    bob.click("#reroll-2")
+    text = bob.wait_roll(2, "reroll of #0", "= 4")
+    assert text.count("rerolled away") == 3  # the die and its whole chain
+    assert len(bob.all("#roll-2 .die.discarded del.face")) == 3
+    for person in (table.gm, table.ann):
+        person.wait_roll(2, "reroll of #0", "1d6 (2) + 2 = 4")
+
+
+def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
+    ann = table.ann
+    ann.click('[data-sources="adv"] .remove-source')  # the flank is over
+    ann.wait_text("#advantage-score", "Advantage score 0")
+    ann.fill_roll("opposed", "1d20", vs_name="goblin", vs_expression="1d20", faces="10,10,15,3")
+    ann.wait_text("#roll-odds", "Chance to win a round")
+    ann.submit_roll()
+    # Only a GM rolls for an NPC: the refusal is shown beside the opponent's name.
+    ann.wait_text("#roll-vs-name-error", "only a GM may roll for the NPC 'goblin'")
+    assert ann.find("#roll-vs-name").get_attribute("aria-invalid") == "true"
+    ann.type("#roll-vs-name", "bob")
+    ann.type("#roll-faces", "10,10,15,3")
+    ann.submit_roll()
+    for person in (ann, table.gm, table.bob):
+        text = person.wait_roll(3, "ann wins after 2 rounds")
+        assert "Round 1: ann 10, bob 10" in text and "tie: both roll again" in text
+        assert "Round 2: ann 15, bob 3" in text
+    assert not ann.all("#roll-vs-name-error:not([hidden])")
+
+
+def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Table) -> None:
+    gm = table.gm
+    gm.fill_roll("roll", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
+    gm.submit_roll()
+    gm.wait_roll(4, "ghoul roll (ghoul perception)", "blind: hidden from players")
+    for player in (table.ann, table.bob):
+        player.wait_roll(4, "the GM rolled blind")
+        assert not player.all("#roll-4 .die")
+        assert "ghoul" not in player.roll_text(4)
+    gm.click("#reveal-4")
+    table.ann.wait_roll(4, "ghoul roll (ghoul perception)", "blind, revealed")
+    assert table.ann.all("#roll-4 .die")
+
+
+def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
+    bob = table.bob
+    bob.click("#dispute-1")
+    bob.type("#dispute-reason-1", "the die fell off the table")
+    bob.click("#send-dispute-1")
+    bob.wait_roll(1, "Disputed: waiting for the GM's ruling")
+    gm = table.gm
+    gm.open(f"/s/{gm.session_id}/gm")
+    review = gm.wait_text("#review-1", "bob disputes it", "the die fell off the table")
+    assert "resolves again to the same dice and outcome" in review
+    assert "counted" in review and "epoch 1, nonce 1" in review
+    gm.click("#void-1")
+    gm.type("#note-1", "cocked die")
+    gm.click("#review-1 button[type=submit]")
+    gm.wait_text("#review-1", "Ruled: roll #1 voided (cocked die)")
+    for player in (table.ann, table.bob):
+        player.wait_roll(1, "Voided by the GM after a dispute")
+
+
+def test_the_replay_scrubs_back_to_any_position(table: Table) -> None:
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}/replay")
+    lines = ann.all("#timeline li")
+    assert len(lines) > 20 and "the GM rolled blind" not in ann.text("#timeline")
+    scrubber = ann.find("#until-position")
+    scrubber.send_keys(Keys.HOME)  # the keyboard moves it; letting go shows that moment
+    ann.until(lambda: "Events up to then (1)" in ann.text("#timeline-heading"))
+    assert "session 'Tomb of Ash' started" in ann.text("#timeline")
+    assert "Rolls waiting for rerolls: none" in ann.text(".standing")
+    position = int(str(ann.find("#until-position").get_attribute("max"))) - 1
+    ann.open(f"/s/{ann.session_id}/replay?until_position={position}")
+    assert len(ann.all("#timeline li")) == len(lines) - 1
+
+
+def test_statistics_draw_each_players_dice_and_luck(table: Table) -> None:
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}/stats")
+    titles = [t.get_attribute("textContent") for t in ann.all("svg title")]
+    assert "ann: luck over the session" in titles
+    assert "ann: d20 faces against a fair die" in titles
+    assert "bob: d6 faces against a fair die" in titles
+    assert "Explosions and rerolls per player" in titles
+    bob_bars = ann.all('rect[data-player="bob"]')
+    values = {b.get_attribute("data-metric"): b.get_attribute("data-value") for b in bob_bars}
+    assert values == {"explosions": "2", "rerolls": "1"}  # a chain rerolled away still happened
+
+
+def verdict(person: Person) -> str:
+    return person.wait_text("#verify-result", "erif")
+
+
+def test_after_a_reveal_the_browser_verifies_the_session(table: Table) -> None:
+    gm = table.gm
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click("#reveal-seed")
+    gm.wait_text("#seed-result", "Epoch 1 seed revealed")
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}/verify")
+    ann.until(lambda: ann.find("#verify-served").is_displayed())
+    ann.click("#verify-served")
+    ann.until(lambda: ann.all("#verify-result [data-ok]"))
+    text = ann.text("#verify-result")
+    expected = table.server.services.app.verify_session(ann.session_id).as_dict()
+    assert "Verified in this browser" in text
+    shown = int(ann.find('[data-count="dice_verified"]').text)
+    assert shown == expected["dice_verified"] > 0
+    assert int(ann.find('[data-count="manual_dice"]').text) == expected["manual_dice"]
+
+
+def test_a_tampered_export_fails_in_the_browser_at_its_first_bad_event(
+    table: Table, tmp_path: Path
+) -> None:
+    app = table.server.services.app
+    honest = tmp_path / "honest.jsonl"
+    honest.write_text("".join(app.export("mira", table.gm.session_id).lines), encoding="utf-8")
+    tampered = tmp_path / "tampered.jsonl"
+    write_export(change_a_face(list(read_export(honest))), tampered)
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}/verify")
+    ann.find("#export-file").send_keys(str(tampered))
+    ann.click("#verify-form button[type=submit]")
+    ann.until(lambda: ann.all("#verify-result [data-ok]"))
+    text = ann.text("#verify-result")
+    assert "Verification failed" in text and "First bad event: position" in text
+    assert "seed gives" in text
+    assert ann.find("#verify-result [data-ok]").get_attribute("data-ok") == "false"
+    assert By.ID  # the page says what it checked:
+    assert "every die against its revealed seed" in text
+
+
+def test_the_gm_ends_the_session_and_the_table_stops_taking_rolls(table: Table) -> None:
+    gm = table.gm
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click("#end-session")
+    gm.wait_text("#end-confirm-error", "tick this first")
+    gm.click("#end-confirm")
+    gm.click("#end-session")
+    gm.wait_text("#end-result", "The session has ended. Seed of epoch 2:")
+    ann = table.ann
+    ann.open(f"/s/{ann.session_id}")
+    assert "This session has ended" in ann.text("#ended-notice")
+    assert ann.find("#roll-submit").get_attribute("disabled") is not None

@@ -1,0 +1,30 @@
+"""Errors on a page are pages: the same problem the API would answer, as readable HTML."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from starlette.responses import Response
+
+from diceledger.web.problems import Problem
+from diceledger.web.templating import render
+
+NOT_PAGES = ("/api/", "/static/", "/healthz", "/openapi.json", "/discord/")
+
+
+def is_page(request: Request) -> bool:
+    """Tell whether the request asked for a page (HTML) rather than the API or a file."""
+    return not request.url.path.startswith(NOT_PAGES)
+
+
+def error_page(request: Request, problem: Problem, detail: str) -> Response:
+    """Return the page that tells a person what went wrong, with the problem's status.
+
+    A browser that followed a link from another site to a session page arrives without
+    its SameSite=Strict cookie; such a visit gets a page that reloads itself at once, a
+    same-site request that carries the cookie.
+    """
+    cross_site = request.headers.get("sec-fetch-site") == "cross-site"
+    if problem.status == 401 and cross_site and request.method == "GET":
+        return render(request, "reload.html", {"session": None})
+    context = {"session": None, "problem": problem, "detail": detail}
+    return render(request, "error.html", context, problem.status)

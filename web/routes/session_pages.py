@@ -1,0 +1,75 @@
+"""The pages of one session, for its members (by cookie): table, GM panel, replay, stats, verify.
+
+Each page reads what it shows through the application as the signed-in member, so a
+player's page holds exactly what the API would give that player; the scripts in
+web/static then keep the table live through the JSON API.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from diceledger.infra.app.results import Moment
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+from diceledger.web.session_context import (
+    moment_of,
+    page_session,
+    replay_context,
+    stats_context,
+)
+from diceledger.web.templating import render
+
+router = APIRouter(prefix="/s/{session_id}", tags=["pages"], include_in_schema=False)
+
+
+@router.get("")
+def table(session_id: str, request: Request, member: Member, web: Services) -> Response:
+    """Show the table: the roll form, the live log and the members."""
+    session = page_session(web.app.session(member.member, session_id))
+    return render(request, "table.html", {"session": session})
+
+
+@router.get("/gm")
+def gm_panel(session_id: str, request: Request, member: Member, web: Services) -> Response:
+    """Show the GM's panel: invites, members, disputes with their reviews, seeds, the end."""
+    members = web.access.members(member)  # refuses anyone but a GM
+    session = page_session(web.app.session(member.member, session_id))
+    reviews = [web.app.review(member.member, session_id, roll) for roll in session.disputed]
+    context = {"session": session, "members": members, "reviews": reviews}
+    return render(request, "gm.html", context)
+
+
+@router.get("/replay")
+def replay(
+    session_id: str,
+    request: Request,
+    member: Member,
+    web: Services,
+    until_position: str = "",
+    at: str = "",
+) -> Response:
+    """Show the session as it happened, up to a chosen position or time."""
+    moment = moment_of(until_position, at)
+    whole = web.app.replay(member.member, session_id, Moment())
+    shown = web.app.replay(member.member, session_id, moment) if moment.given else whole
+    session = page_session(web.app.session(member.member, session_id))
+    context = {"session": session} | replay_context(whole, shown, moment)
+    return render(request, "replay.html", context)
+
+
+@router.get("/stats")
+def stats(session_id: str, request: Request, member: Member, web: Services) -> Response:
+    """Show each player's statistics with charts."""
+    reports = web.app.statistics(member.member, session_id)
+    luck = web.app.luck(member.member, session_id)
+    session = page_session(web.app.session(member.member, session_id))
+    return render(request, "stats.html", {"session": session} | stats_context(reports, luck))
+
+
+@router.get("/verify")
+def verify(session_id: str, request: Request, member: Member, web: Services) -> Response:
+    """Offer to verify the session's export in this browser."""
+    session = page_session(web.app.session(member.member, session_id))
+    return render(request, "verify.html", {"session": session})

@@ -1,0 +1,147 @@
+"""What the session pages show, shaped from the application's results for the templates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from markupsafe import Markup
+
+from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.projections.report import PlayerReport
+from diceledger.domain.projections.timeline import Line
+from diceledger.infra.app.results import (
+    LuckResult,
+    Moment,
+    ReplayResult,
+    SessionResult,
+    StatisticsResult,
+)
+from diceledger.web.charts import (
+    PlayerTally,
+    explosions_and_rerolls,
+    face_histogram,
+    luck_over_session,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PageMember:
+    """A member as the pages list them."""
+
+    name: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageEpoch:
+    """A seed epoch: its commitment, and its seed once revealed."""
+
+    number: int
+    commitment: str
+    seed: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageSession:
+    """The session as the signed-in member's pages show it."""
+
+    session_id: str
+    title: str
+    gm: str
+    ended: bool
+    manual_dice_allowed: bool
+    viewer: str
+    viewer_is_gm: bool
+    members: tuple[PageMember, ...]
+    epochs: tuple[PageEpoch, ...]
+    disputed: tuple[int, ...]  # rolls with a dispute not yet ruled on
+
+    @property
+    def api(self) -> str:
+        """Return the session's path in the JSON API."""
+        return f"/api/v1/sessions/{self.session_id}"
+
+
+def page_session(result: SessionResult) -> PageSession:
+    """Return the session of a member's page."""
+    state = result.state
+    return PageSession(
+        session_id=state.session_id or "",
+        title=state.title,
+        gm=state.creator,
+        ended=state.ended,
+        manual_dice_allowed=state.manual_dice_allowed,
+        viewer=result.viewer,
+        viewer_is_gm=state.is_gm(result.viewer),
+        members=tuple(PageMember(m.name, m.role) for m in state.members.values()),
+        epochs=tuple(PageEpoch(e.number, e.commitment, e.seed) for e in state.epochs),
+        disputed=tuple(r.roll_id for r in state.rolls.values() if r.open_dispute),
+    )
+
+
+def moment_of(until_position: str, at: str) -> Moment:
+    """Parse the replay form's fields: a store position, a time in UTC, both or neither."""
+    position = None
+    if until_position.strip():
+        if not until_position.strip().isdigit():
+            raise InvalidInputError("a position is a whole number")
+        position = int(until_position)
+    when = None
+    if at.strip():
+        try:
+            when = datetime.fromisoformat(at.strip())
+        except ValueError:
+            raise InvalidInputError("a time looks like 2025-05-01T20:30 (UTC)") from None
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return Moment(position, when)
+
+
+def shown_time(line: Line) -> str:
+    """Return a line's time as the replay shows it (UTC, to the second)."""
+    return format_timestamp(line.recorded_at)[:19].replace("T", " ")
+
+
+def replay_context(whole: ReplayResult, shown: ReplayResult, moment: Moment) -> dict[str, object]:
+    """Return the replay page's lines, the scrubber's range and the standing at the moment."""
+    first = whole.lines[0].position if whole.lines else 0
+    last = whole.lines[-1].position if whole.lines else 0
+    selected = shown.lines[-1].position if shown.lines else first
+    at = "" if moment.at is None else moment.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return {
+        "lines": [(line, shown_time(line)) for line in shown.lines],
+        "first": first,
+        "last": last,
+        "selected": selected,
+        "at": at,
+        "total_events": len(whole.lines),
+        "as_of": shown.as_of,
+        "moment_given": moment.given,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSection:
+    """One player's figures and charts."""
+
+    player: str
+    report: PlayerReport
+    luck_chart: Markup
+    face_charts: tuple[Markup, ...]
+
+
+# The charts escape every text they draw (web/svg.py), so their markup goes in as is.
+def stats_context(stats: StatisticsResult, luck: LuckResult) -> dict[str, object]:
+    """Return a section per player and the explosions-and-rerolls chart of everyone."""
+    sections = [
+        PlayerSection(
+            report.player,
+            report,
+            Markup(luck_over_session(report.player, luck.series.get(report.player, ()))),
+            tuple(Markup(face_histogram(report.player, die)) for die in report.dice),
+        )
+        for report in stats.reports
+    ]
+    tallies = Markup(explosions_and_rerolls([PlayerTally.of(r) for r in stats.reports]))
+    return {"sections": sections, "tallies": tallies}

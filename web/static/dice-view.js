@@ -1,0 +1,243 @@
+// Draw one roll of the log from its JSON view (GET .../rolls/{id}), with DOM text only:
+// nothing a member typed can become markup. Every die is shown; a counted die is bold
+// (<strong>), any other is struck through (<del>) and says why in words, so neither
+// colour nor styling is needed to tell them apart. An explosion chain follows its die,
+// stepping down the ladder. The markup is the one table.css documents.
+
+const MINUS = "\u2212";
+const KIND_NAMES = { effect: "roll", damage: "damage", check: "check", save: "save", opposed: "opposed check" };
+
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined && value !== false) node.setAttribute(name, value);
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+function signed(number) {
+  return number < 0 ? `${MINUS}${-number}` : `+${number}`;
+}
+
+function labelled(source) {
+  return source.label ? `${source.amount} (${source.label})` : String(source.amount);
+}
+
+/**
+ * Order dice as a person reads them: each die, then its explosion chain in steps, then
+ * the die that replaced it by a reroll (with that die's own chain), and so on.
+ */
+export function chains(dice) {
+  const ordered = [];
+  const follow = (die) => {
+    ordered.push(die);
+    const chain = dice
+      .filter((d) => d.reason === "explosion" && d.parent === die.index)
+      .sort((a, b) => a.step - b.step);
+    ordered.push(...chain);
+    for (const next of dice) {
+      if (next.reason === "reroll" && next.parent === die.index) follow(next);
+    }
+  };
+  for (const die of dice) if (die.reason === "initial") follow(die);
+  return ordered;
+}
+
+function note(die, byIndex) {
+  const notes = [];
+  if (die.reason === "explosion") {
+    const from = byIndex.get(die.parent);
+    const size = from ? `d${from.sides}` : "its die";
+    notes.push(die.step === 1 ? `exploded from ${size} #${die.parent}` : `explosion step ${die.step} of #${die.parent}`);
+  }
+  if (die.reason === "reroll") notes.push(`reroll of #${die.parent}`);
+  if (die.discarded) notes.push("rerolled away");
+  else if (!die.counted) notes.push("not counted");
+  if (die.source === "manual") notes.push("typed in");
+  return notes.join(", ");
+}
+
+function dieItem(die, byIndex, pickable) {
+  const face = die.counted
+    ? el("strong", { class: "face" }, String(die.face))
+    : el("del", { class: "face" }, String(die.face));
+  const classes = ["die", die.counted ? "counted" : "discarded"];
+  if (die.reason === "explosion") classes.push("explosion");
+  if (die.reason === "reroll") classes.push("reroll");
+  if (die.source === "manual") classes.push("manual");
+  const words = note(die, byIndex);
+  const content = [`d${die.sides} `, face];
+  if (words) content.push(" ", el("span", { class: "die-note" }, words));
+  const item = el("li", { class: classes.join(" "), "data-index": die.index });
+  if (pickable) {
+    const label = `Reroll die #${die.index}, a d${die.sides} showing ${die.face}`;
+    item.append(
+      el("button", { type: "button", class: "die-pick", "aria-pressed": "false", "data-die": die.index, "aria-label": label }, ...content),
+    );
+  } else {
+    item.append(...content);
+  }
+  return item;
+}
+
+function diceList(dice, pickable, label) {
+  const byIndex = new Map(dice.map((d) => [d.index, d]));
+  const list = el("ul", { class: "dice", "aria-label": label });
+  for (const die of chains(dice)) {
+    const canPick = pickable && !die.discarded && die.reason !== "explosion";
+    list.append(dieItem(die, byIndex, canPick));
+  }
+  return list;
+}
+
+function head(view) {
+  const kind = KIND_NAMES[view.kind] ?? view.kind;
+  const parts = [el("span", { class: "roll-number" }, `#${view.roll_id}`), " ", el("span", { class: "roller" }, view.for), ` ${kind}`];
+  if (view.label) parts.push(` (${view.label})`);
+  parts.push(" ", el("code", {}, view.expression));
+  if (view.kind === "opposed") parts.push(` vs ${view.contestants[1].name} `, el("code", {}, view.contestants[1].expression));
+  if (view.target !== null && view.target !== undefined) {
+    let target = ` vs ${view.target}`;
+    if (view.dc_modifier !== null) target += ` (DC 10${signed(view.dc_modifier)}${view.dc_label ? ` ${view.dc_label}` : ""})`;
+    parts.push(target);
+  }
+  if (view.against) parts.push(` against ${view.against}`);
+  const tags = [];
+  if (view.roller !== view.for) tags.push(`rolled by ${view.roller}`);
+  if (view.blind) tags.push(view.hidden ? "blind: hidden from players" : "blind, revealed");
+  if (view.manual) tags.push("typed-in dice");
+  if (!view.exploding) tags.push("no explosions");
+  if (view.median) tags.push("median");
+  for (const tag of tags) parts.push(" ", el("span", { class: "tag" }, tag));
+  return el("p", { class: "roll-head" }, ...parts);
+}
+
+function sourcesLine(side) {
+  const words = [];
+  if (side.advantage?.length) words.push(`Advantage ${side.advantage.map(labelled).join(", ")}`);
+  if (side.disadvantage?.length) words.push(`Disadvantage ${side.disadvantage.map(labelled).join(", ")}`);
+  if (!words.length) return null;
+  return `${words.join("; ")}: score ${side.score > 0 ? "+" : ""}${side.score}.`;
+}
+
+/** Return the total taken apart: "1d20 (17) + 3[STR] + eased 2 (bless) = 22". */
+export function sumText(side, total) {
+  let text = "";
+  side.parts.forEach((part, i) => {
+    const shown = part.kind === "dice" ? `${part.text} (${part.value})` : part.text;
+    if (i === 0) text = part.sign < 0 ? `${MINUS}${shown}` : shown;
+    else text += ` ${part.sign < 0 ? MINUS : "+"} ${shown}`;
+  });
+  for (const source of side.eased ?? []) text += ` + eased ${labelled(source)}`;
+  for (const source of side.hindered ?? []) text += ` ${MINUS} hindered ${labelled(source)}`;
+  for (const divisor of side.divisors ?? []) text = `(${text}) / ${divisor}`;
+  return `${text} = ${total}`;
+}
+
+function verdict(view) {
+  if (view.target === null || view.target === undefined) return "";
+  if (view.status !== "resolved") return ` vs ${view.target} (not decided yet)`;
+  return ` vs ${view.target}: `;
+}
+
+function singleBody(view, pickable) {
+  const nodes = [];
+  const sources = sourcesLine(view);
+  if (sources) nodes.push(el("p", { class: "roll-sources" }, sources));
+  nodes.push(diceList(view.dice, pickable, `dice of roll ${view.roll_id}`));
+  const total = el("p", { class: "roll-total" }, sumText(view, view.total) + verdict(view));
+  if (view.status === "resolved" && view.success !== null && view.success !== undefined) {
+    total.append(el("strong", { class: view.success ? "outcome success" : "outcome failure" }, view.success ? "success" : "failure"));
+    if (view.margin !== null) total.append(` (margin ${signed(view.margin)})`);
+  }
+  nodes.push(total);
+  return nodes;
+}
+
+function opposedBody(view) {
+  const nodes = [];
+  const [mine, theirs] = view.contestants;
+  for (const side of view.contestants) {
+    const sources = sourcesLine(side);
+    if (sources) nodes.push(el("p", { class: "roll-sources" }, `${side.name}: ${sources}`));
+  }
+  for (let round = 1; round <= view.rounds; round += 1) {
+    const [a, b] = view.round_totals[round - 1];
+    const tie = round < view.rounds;
+    const section = el("div", { class: "round" });
+    section.append(el("p", { class: "round-head" }, `Round ${round}: ${mine.name} ${a}, ${theirs.name} ${b}`, tie ? el("strong", { class: "tag" }, " tie: both roll again") : null));
+    view.contestants.forEach((side, number) => {
+      const dice = view.dice.filter((d) => d.round === round && d.side === number);
+      section.append(diceList(dice, false, `${side.name}'s dice in round ${round}`));
+    });
+    nodes.push(section);
+  }
+  for (const side of view.contestants) nodes.push(el("p", { class: "roll-total" }, `${side.name}: ${sumText(side, side.total)}`));
+  if (view.status === "resolved") {
+    const after = view.rounds > 1 ? ` after ${view.rounds} rounds` : "";
+    nodes.push(el("p", { class: "roll-total" }, el("strong", { class: "outcome" }, `${view.winner} wins${after}`)));
+  }
+  return nodes;
+}
+
+function button(action, rollId, words) {
+  const attributes = { type: "button", id: `${action}-${rollId}`, "data-action": action, "data-roll": rollId };
+  return el("button", attributes, words);
+}
+
+function rerollControls(view, canDecide) {
+  if (!canDecide) {
+    return el("p", { class: "awaiting" }, `Waiting for ${view.roller} to reroll or accept (${view.rerolls_left} reroll${view.rerolls_left === 1 ? "" : "s"} left).`);
+  }
+  const id = `reroll-faces-${view.roll_id}`;
+  const box = el("div", { class: "reroll-controls", "data-roll": view.roll_id });
+  box.append(
+    el("p", { class: "awaiting" }, `Your decision: ${view.rerolls_left} reroll${view.rerolls_left === 1 ? "" : "s"} left. Press the dice to reroll, then reroll them, or accept the roll as it stands.`),
+  );
+  if (view.manual) {
+    box.append(
+      el("p", {},
+        el("label", { for: id }, "Typed-in faces for the new dice"),
+        el("input", { id, class: "reroll-faces", inputmode: "numeric", autocomplete: "off", placeholder: "5" })),
+    );
+  }
+  box.append(
+    el("p", { class: "actions" },
+      button("reroll", view.roll_id, "Reroll chosen dice"),
+      button("accept", view.roll_id, "Accept as it stands")),
+  );
+  return box;
+}
+
+function actions(view, { isGm }) {
+  const bar = el("p", { class: "actions roll-actions" });
+  if (!view.voided) {
+    const dispute = button("dispute", view.roll_id, `Dispute #${view.roll_id}`);
+    dispute.setAttribute("aria-expanded", "false");
+    bar.append(dispute);
+  }
+  if (isGm && view.hidden) {
+    bar.append(button("reveal", view.roll_id, `Reveal #${view.roll_id} to players`));
+  }
+  return bar;
+}
+
+/** Return the <li> of one roll as this viewer sees it. */
+export function renderRoll(view, { viewer, isGm }) {
+  const item = el("li", { class: "roll", id: `roll-${view.roll_id}`, "data-roll-id": view.roll_id, "data-status": view.status });
+  if (view.status === "hidden") {
+    item.classList.add("hidden-roll");
+    item.append(el("p", { class: "roll-head" }, el("span", { class: "roll-number" }, `#${view.roll_id}`), " the GM rolled blind"));
+    return item;
+  }
+  const awaiting = view.status === "awaiting_rerolls";
+  const canDecide = awaiting && view.roller === viewer;
+  item.append(head(view));
+  item.append(...(view.kind === "opposed" ? opposedBody(view) : singleBody(view, canDecide)));
+  if (awaiting) item.append(rerollControls(view, canDecide));
+  if (view.voided) item.append(el("p", { class: "tag voided" }, "Voided by the GM after a dispute: left out of the statistics."));
+  else if (view.open_dispute) item.append(el("p", { class: "tag disputed" }, "Disputed: waiting for the GM's ruling."));
+  item.append(actions(view, { isGm }));
+  return item;
+}

@@ -1,0 +1,64 @@
+// Show the exact odds of the roll being written, before it is rolled ("needs 12+: 45.0%"),
+// from GET /api/v1/odds. The same answer validates the notation as it is typed: a refusal
+// is shown next to the dice field.
+
+import { call } from "./api.js";
+import { clearError, showError } from "./field-errors.js";
+
+const WAIT_MS = 250;
+
+function percent(probability) {
+  return `${(probability.float * 100).toFixed(1)}%`;
+}
+
+/** Return the odds in words. */
+export function describeOdds(kind, answer) {
+  if (kind === "opposed") {
+    return `Chance to win a round: ${percent(answer.win)}, tie (roll again): ${percent(answer.tie)}, ` +
+      `lose: ${percent(answer.lose)}.`;
+  }
+  const mean = `average ${answer.mean.float.toFixed(2)}`;
+  if (answer.target === null || answer.success === null) {
+    return kind === "check" || kind === "save"
+      ? `Give a target or a DC to see the chance of success (${mean}).`
+      : `Exact odds: ${mean} (${answer.roll}).`;
+  }
+  return `Needs ${answer.target}+: ${percent(answer.success)} (${answer.roll}; ${mean}).`;
+}
+
+export class OddsPreview {
+  constructor(output, expressionInput, opponentInput) {
+    this.output = output;
+    this.expressionInput = expressionInput;
+    this.opponentInput = opponentInput;
+    this.timer = null;
+    this.asked = 0;
+  }
+
+  /** Ask again after a short pause in typing; only the latest question's answer shows. */
+  update(kind, query) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.ask(kind, query), WAIT_MS);
+  }
+
+  async ask(kind, query) {
+    const number = ++this.asked;
+    const expression = query.find(([name]) => name === "expression")[1];
+    if (expression === "") {
+      this.output.textContent = "";
+      return;
+    }
+    try {
+      const answer = await call("GET", "/api/v1/odds", { query });
+      if (number !== this.asked) return;
+      clearError(this.expressionInput);
+      if (this.opponentInput) clearError(this.opponentInput);
+      this.output.textContent = describeOdds(kind, answer);
+    } catch (error) {
+      if (number !== this.asked) return;
+      this.output.textContent = "";
+      const aboutOpponent = kind === "opposed" && /vs|versus|other side/i.test(error.message);
+      showError(aboutOpponent ? this.opponentInput : this.expressionInput, error.message);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// The roll form: show the fields of the chosen kind, the advantage score and the exact
+// odds as the roll is written, and send it. A refusal is shown next to the field it
+// concerns (or next to the Roll button when no field is to blame).
+
+import { ApiError, call, randomKey } from "./api.js";
+import { clearErrors, showError } from "./field-errors.js";
+import { OddsPreview } from "./odds-preview.js";
+import { FormProblem, readRoll } from "./roll-request.js";
+import { describeScore, readSources, setUpSources } from "./sources.js";
+
+// Which field a refusal is about, read from its words; the first match wins.
+const BLAME = [
+  [/typed-in|faces|physical/i, "faces"],
+  [/opponent|'vs'|other side/i, "vs_expression"],
+  [/\bNPC\b/, "vs_name"],
+  [/\bdc\b|target/i, "target"],
+  [/against/i, "against"],
+  [/reroll|allowance/i, "reroll"],
+  [/label/i, "label"],
+  [/blind/i, "blind"],
+  [/someone else|npc|\bfor\b/i, "for"],
+  [/advantage|disadvantage|median/i, "median"],
+  [/eased|hindered/i, "eased"],
+  [/expression|notation|dice|d\d+|die/i, "expression"],
+];
+
+function controlFor(form, error, submit) {
+  if (error.type === "/problems/dice-notation") return form.elements.namedItem("expression");
+  const named = /^([a-z_]+)(\.\d+)?(\.[a-z_]+)?: /.exec(error.message);
+  if (named !== null) {
+    const control = form.elements.namedItem(named[1] === "vs" ? "vs_expression" : named[1]);
+    if (control instanceof Element) return control;
+  }
+  for (const [pattern, name] of BLAME) {
+    const control = form.elements.namedItem(name);
+    if (pattern.test(error.message) && control instanceof Element && control.offsetParent !== null) {
+      return control;
+    }
+  }
+  return submit;
+}
+
+export class RollForm {
+  constructor(form, { api, isGm, onRolled }) {
+    this.form = form;
+    this.api = api;
+    this.isGm = isGm;
+    this.onRolled = onRolled;
+    this.submit = form.querySelector("#roll-submit");
+    this.score = form.querySelector("#advantage-score");
+    this.odds = new OddsPreview(
+      form.querySelector("#roll-odds"),
+      form.elements.namedItem("expression"),
+      form.elements.namedItem("vs_expression"),
+    );
+    setUpSources(form, document.getElementById("source-row"), () => this.changed());
+    form.addEventListener("input", () => this.changed());
+    form.addEventListener("change", () => this.changed());
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.send();
+    });
+    this.changed();
+  }
+
+  kind() {
+    return this.form.elements.namedItem("kind").value;
+  }
+
+  showKind() {
+    const kind = this.kind();
+    for (const part of this.form.querySelectorAll(".for-kinds")) {
+      part.hidden = !part.dataset.kinds.split(" ").includes(kind);
+    }
+  }
+
+  changed() {
+    this.showKind();
+    const median = this.form.elements.namedItem("median").checked;
+    this.score.textContent = describeScore(
+      readSources(this.form, "adv"),
+      readSources(this.form, "dis"),
+      median,
+    );
+    let roll;
+    try {
+      roll = readRoll(this.form, { isGm: this.isGm });
+    } catch (problem) {
+      if (problem instanceof FormProblem) return;
+      throw problem;
+    }
+    this.odds.update(roll.kind, roll.odds);
+  }
+
+  /** Say what was rolled right under the button, with a link to the roll in the log. */
+  showResult(view) {
+    const result = this.form.querySelector("#roll-result");
+    const link = document.createElement("a");
+    link.href = `#roll-${view.roll_id}`;
+    link.textContent = `Rolled #${view.roll_id}`;
+    let words = `: total ${view.total}`;
+    if (view.status === "awaiting_rerolls") words += ", waiting for your rerolls or acceptance";
+    else if (view.kind === "opposed") words += `, ${view.winner} wins`;
+    else if (view.success === true || view.success === false) {
+      words += ` vs ${view.target}, ${view.success ? "success" : "failure"}`;
+    }
+    result.replaceChildren(link, `${words}.`);
+  }
+
+  async send() {
+    clearErrors(this.form);
+    let roll;
+    try {
+      roll = readRoll(this.form, { isGm: this.isGm });
+    } catch (problem) {
+      if (!(problem instanceof FormProblem)) throw problem;
+      showError(problem.control, problem.message);
+      problem.control.focus();
+      return;
+    }
+    // A player's roll carries a fresh salt of their own browser's choosing, so nobody,
+    // the server included, could foresee its dice (docs/verification.md).
+    if (!this.isGm) roll.body.salt = randomKey(16);
+    this.submit.disabled = true;
+    this.form.setAttribute("aria-busy", "true");
+    try {
+      const view = await call("POST", `${this.api}/rolls`, {
+        body: roll.body,
+        idempotencyKey: randomKey(16),
+      });
+      const typed = this.form.elements.namedItem("faces");
+      if (typed !== null) typed.value = "";
+      this.onRolled(view);
+      this.showResult(view);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const control = controlFor(this.form, error, this.submit);
+      const details = this.form.querySelector("details");
+      if (details !== null && details.contains(control)) details.open = true;
+      showError(control, error.message);
+    } finally {
+      this.submit.disabled = false;
+      this.form.removeAttribute("aria-busy");
+    }
+  }
+}

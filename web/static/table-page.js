@@ -1,0 +1,71 @@
+// The table page: wire the roll form, the live log and the roll actions together.
+
+import { renderRoll } from "./dice-view.js";
+import { LiveLog } from "./live-log.js";
+import { RollActions } from "./roll-actions.js";
+import { RollForm } from "./roll-form.js";
+
+const table = document.getElementById("table");
+const api = table.dataset.api;
+const viewer = table.dataset.viewer;
+const isGm = table.dataset.gm === "true";
+const log = document.getElementById("dice-log");
+const members = document.getElementById("member-list");
+const status = document.getElementById("log-status");
+
+/** Draw a roll, replacing its old drawing, newest first; keep a roll's chosen dice. */
+function showRoll(view) {
+  const drawn = renderRoll(view, { viewer, isGm });
+  const old = document.getElementById(drawn.id);
+  if (old !== null) {
+    if (old.dataset.signature === JSON.stringify(view)) return;
+    old.replaceWith(drawn);
+  } else {
+    const later = Array.from(log.children).find((item) => Number(item.dataset.rollId) < view.roll_id);
+    log.insertBefore(drawn, later ?? null);
+  }
+  drawn.dataset.signature = JSON.stringify(view);
+  status.textContent = "";
+}
+
+function showSession(session) {
+  const names = session.members.map((m) => `${m.name}|${m.role}`).join(",");
+  if (members.dataset.names !== names) {
+    members.dataset.names = names;
+    members.replaceChildren(
+      ...session.members.map((m) => {
+        const item = document.createElement("li");
+        item.textContent = m.name;
+        if (m.role === "gm") {
+          const tag = document.createElement("span");
+          tag.className = "tag";
+          tag.textContent = "GM";
+          item.append(" ", tag);
+        }
+        return item;
+      }),
+    );
+  }
+  if (session.ended) {
+    table.dataset.ended = "true";
+    document.getElementById("roll-submit").disabled = true;
+  }
+}
+
+function showLine(line) {
+  if (line.event === "PlayerJoined" || line.event === "SessionEnded") live.reload();
+}
+
+new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
+new RollActions(log, { api, onUpdated: showRoll });
+const live = new LiveLog({
+  api,
+  banner: document.getElementById("connection-banner"),
+  status,
+  onRoll: showRoll,
+  onSession: showSession,
+  onLine: showLine,
+});
+live.start().catch((error) => {
+  status.textContent = `The rolls could not be loaded: ${error.message}`;
+});
