@@ -10,6 +10,7 @@ from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION
 from diceledger.cli.output import emit_json
 from diceledger.cli.render import members_text, roll_text
+from diceledger.cli.witness import witness
 from diceledger.domain.session import commands as cmd
 
 
@@ -31,6 +32,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
       diceledger --as gm session start "Tomb of Ash"
     """
     started = app.app().start_session(app.actor, title, not forbid_manual)
+    witness(app, started.session_id, started.checkpoint)
     if app.json:
         emit_json(
             {
@@ -38,6 +40,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
                 "title": started.title,
                 "gm": started.gm,
                 "commitment": started.commitment,
+                "checkpoint": started.checkpoint,
             }
         )
         return
@@ -60,9 +63,18 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
       diceledger --as ann session join tomb-of-ash-1a2b3c --client-seed "ann's lucky words"
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
-    member = app.app().join(app.actor, session_id, command).member
+    joined = app.app().join(app.actor, session_id, command)
+    member = joined.member
+    witness(app, session_id, joined.checkpoint)
     if app.json:
-        emit_json({"session_id": session_id, "name": member.name, "role": member.role})
+        emit_json(
+            {
+                "session_id": session_id,
+                "name": member.name,
+                "role": member.role,
+                "checkpoint": joined.checkpoint,
+            }
+        )
         return
     click.echo(f"{member.name} joined {session_id} as {member.role}")
 
@@ -135,10 +147,18 @@ def end(app: AppContext, session_id: str) -> None:
     Example:
       diceledger --as gm session end tomb-of-ash-1a2b3c
     """
-    epoch = app.app().end_session(app.actor, session_id).last_epoch
+    ended = app.app().end_session(app.actor, session_id)
+    epoch = ended.last_epoch
+    witness(app, session_id, ended.checkpoint)
     if app.json:
         emit_json(
-            {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}
+            {
+                "session_id": session_id,
+                "ended": True,
+                "epoch": epoch.number,
+                "seed": epoch.seed,
+                "checkpoint": ended.checkpoint,
+            }
         )
         return
     click.echo(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from diceledger.infra.app.application import Application
@@ -23,18 +24,22 @@ class ServerParts:
     requests: IdempotentRequests
 
 
-def bootstrap(db_url: str | None = None) -> Application:
-    """Open (and upgrade if embedded) the database at ``db_url`` and wire the application."""
-    return _opened(db_url)[0]
+def bootstrap(db_url: str | None = None, signing_key: Path | None = None) -> Application:
+    """Open (and upgrade if embedded) the database at ``db_url`` and wire the application.
+
+    Every append is signed with the key at ``signing_key`` (else DICELEDGER_SIGNING_KEY,
+    else ``signing.key`` in the user data directory), created on first use.
+    """
+    return _opened(db_url, signing_key)[0]
 
 
-def bootstrap_server(db_url: str | None = None) -> ServerParts:
+def bootstrap_server(db_url: str | None = None, signing_key: Path | None = None) -> ServerParts:
     """Wire the application and the server's access control on one database."""
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.idempotency import IdempotentRequests
 
-    app, engine = _opened(db_url)
+    app, engine = _opened(db_url, signing_key)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
     return ServerParts(app, AccessService(app, store, requests), requests)
@@ -48,12 +53,17 @@ def in_memory() -> Application:
     return Application(InMemoryEventStore(), InMemorySeedVault(), "memory://")
 
 
-def _opened(db_url: str | None) -> tuple[Application, Engine]:
+def _opened(db_url: str | None, signing_key: Path | None) -> tuple[Application, Engine]:
     from diceledger.infra.db import open_engine, resolve_url, safe_url
+    from diceledger.infra.ledger import CheckpointLedger
+    from diceledger.infra.signing import open_keyring
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 
     url = resolve_url(db_url)
     engine = open_engine(url)
-    app = Application(SqlEventStore(engine), SeedVault(engine), safe_url(url), engine, url)
+    keyring = open_keyring(signing_key)
+    ledger = CheckpointLedger(engine, keyring)
+    store = SqlEventStore(engine)
+    app = Application(store, SeedVault(engine), safe_url(url), engine, url, ledger, keyring)
     return app, engine

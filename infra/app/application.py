@@ -9,13 +9,14 @@ decides, appends, and reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.errors import NotFoundError, PermissionDeniedError, unknown_session
+from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.report import player_reports
@@ -24,7 +25,9 @@ from diceledger.domain.projections.timeline import hidden_from, timeline
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import RollRequested
+from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Report
+from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
     DisputeResult,
     ExportResult,
@@ -41,9 +44,11 @@ from diceledger.infra.app.results import (
     SessionStartedResult,
     StatisticsResult,
 )
+from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.projections.checkpoints import Status
 from diceledger.infra.projections.wiring import PersistedProjection
 from diceledger.infra.sessions import Outcome, SessionService, Vault
+from diceledger.infra.signing import Keyring
 from diceledger.infra.store.port import EventStore
 
 # Called with how many events were just folded (a progress bar's advance).
@@ -69,17 +74,22 @@ class Application:
         url: str,
         engine: Engine | None = None,
         full_url: str | None = None,
+        ledger: CheckpointLedger | None = None,
+        keyring: Keyring | None = None,
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
         ``url`` is safe to show (no password); ``full_url`` is what other processes of the
-        same server connect with.
+        same server connect with. With a ``ledger`` (and the ``keyring`` it signs with),
+        every append is signed and every command's result carries its checkpoint.
         """
         self._store = store
         self._url = url
         self._full_url = full_url or url
         self._engine = engine
-        self._sessions = SessionService(store, vault)
+        self._ledger = ledger
+        self._sessions = SessionService(store, vault, ledger=ledger)
+        self.proofs = Proofs(store, self._sessions, ledger, keyring)
 
     @property
     def url(self) -> str:
@@ -113,6 +123,7 @@ class Application:
             state.creator,
             state.epoch.commitment,
             _records(outcome),
+            _note(outcome),
         )
 
     def join(self, actor: str, session_id: str, command: cmd.JoinSession) -> MemberResult:
@@ -120,7 +131,7 @@ class Application:
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
             member = outcome.state.members[command.name]
-            return MemberResult(session_id, member, _records(outcome))
+            return MemberResult(session_id, member, _records(outcome), _note(outcome))
 
     def request_roll(
         self, actor: str, session_id: str, command: cmd.RequestRoll | cmd.RequestOpposed
@@ -129,7 +140,7 @@ class Application:
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
             roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
-            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome), _note(outcome))
 
     def reroll(self, actor: str, session_id: str, command: cmd.Reroll) -> RollResult:
         """Spend rerolls on chosen dice of a roll awaiting them (R11)."""
@@ -148,18 +159,23 @@ class Application:
         with self._sessions.locked(session_id):
             outcome = self._sessions.reveal_seed(session_id, actor)
             revealed, current = outcome.state.epochs[-2:]
-            return SeedRevealResult(session_id, revealed, current, _records(outcome))
+            return SeedRevealResult(
+                session_id, revealed, current, _records(outcome), _note(outcome)
+            )
 
     def end_session(self, actor: str, session_id: str) -> SessionEndResult:
         """End a session (GM): waiting rolls resolve as they stand, the seed is revealed."""
         with self._sessions.locked(session_id):
             outcome = self._sessions.end(session_id, actor)
-            return SessionEndResult(session_id, outcome.state.epochs[-1], _records(outcome))
+            last = outcome.state.epochs[-1]
+            return SessionEndResult(session_id, last, _records(outcome), _note(outcome))
 
     def open_dispute(self, actor: str, session_id: str, roll_id: int, reason: str) -> DisputeResult:
         """Dispute a roll the actor can see."""
         outcome = self._sessions.execute(session_id, actor, cmd.OpenDispute(roll_id, reason))
-        return DisputeResult(session_id, roll_id, actor, "open", reason, _records(outcome))
+        return DisputeResult(
+            session_id, roll_id, actor, "open", reason, _records(outcome), _note(outcome)
+        )
 
     def resolve_dispute(
         self, actor: str, session_id: str, command: cmd.ResolveDispute
@@ -168,7 +184,13 @@ class Application:
         outcome = self._sessions.execute(session_id, actor, command)
         ruling = cmd.Ruling(command.outcome).value
         return DisputeResult(
-            session_id, command.roll_id, actor, ruling, command.note, _records(outcome)
+            session_id,
+            command.roll_id,
+            actor,
+            ruling,
+            command.note,
+            _records(outcome),
+            _note(outcome),
         )
 
     # -- reads ------------------------------------------------------------------------------
@@ -269,14 +291,28 @@ class Application:
             version = state.version
         records = self._store.read_stream(session_id)
         lines = export_lines(r for r in records if r.stream_version <= version)
-        return ExportResult(session_id, version, lines)
+        return ExportResult(
+            session_id, version, lines, self.proofs.export_proof(session_id, version)
+        )
 
-    def import_file(self, path: Path) -> ImportResult:
-        """Append an export's events to this store, after verifying every session in it."""
-        from diceledger.infra.exporting import import_export
+    def import_file(
+        self,
+        path: Path,
+        proof: ExportProof | None = None,
+        trusted: Sequence[VerifierKey] = (),
+        allow_unsigned: bool = False,
+    ) -> ImportResult:
+        """Append an export's events to this store, after verifying every session in it.
 
-        events, appended = import_export(self._store, path)
-        return ImportResult(events, appended)
+        Each session must come with a checkpoint in ``proof`` signed by a key this store
+        trusts (its own, or one of ``trusted``) and heading exactly the file's events; a
+        session new to the store may come without one when ``allow_unsigned`` says so.
+        """
+        from diceledger.infra.signed_exports import import_signed
+
+        keys = (*self.proofs.trusted(), *trusted)
+        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned)
+        return ImportResult(done.events, done.appended, done.checkpoints)
 
     def projections(self) -> list[ProjectionStatus]:
         """Return how far each persisted projection has read the store."""
@@ -307,7 +343,7 @@ class Application:
     ) -> RollResult:
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
-            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome), _note(outcome))
 
     def _persisted(self) -> list[tuple[str, PersistedProjection]]:
         from diceledger.infra.projections.wiring import session_directory, statistics_projection
@@ -324,3 +360,7 @@ def _status(label: str, status: Status, folded: int = 0, seconds: float = 0.0) -
 
 def _records(outcome: Outcome) -> tuple[RecordedEvent, ...]:
     return tuple(record for record, _ in outcome.appended)
+
+
+def _note(outcome: Outcome) -> str | None:
+    return None if outcome.checkpoint is None else str(outcome.checkpoint)

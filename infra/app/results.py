@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from diceledger.domain.dice.request import RerollScope
+from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.directory import Entry
 from diceledger.domain.projections.report import PlayerReport
@@ -32,10 +33,16 @@ class RollResult:
     reroll_scope: RerollScope
     view: JsonObject
     appended: tuple[RecordedEvent, ...] = ()
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
     @classmethod
     def of(
-        cls, state: SessionState, roll_id: int, viewer: str, appended: tuple[RecordedEvent, ...]
+        cls,
+        state: SessionState,
+        roll_id: int,
+        viewer: str,
+        appended: tuple[RecordedEvent, ...],
+        checkpoint: str | None = None,
     ) -> RollResult:
         """Snapshot roll ``roll_id`` of ``state`` for ``viewer``."""
         roll = state.rolls[roll_id]
@@ -49,6 +56,7 @@ class RollResult:
             reroll_scope=action.scope,
             view=roll_view(state, roll, viewer),
             appended=appended,
+            checkpoint=checkpoint,
         )
 
 
@@ -61,6 +69,7 @@ class SessionStartedResult:
     gm: str
     commitment: str
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,7 @@ class MemberResult:
     session_id: str
     member: Member
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,7 @@ class SeedRevealResult:
     revealed: Epoch
     current: Epoch
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +100,7 @@ class SessionEndResult:
     session_id: str
     last_epoch: Epoch
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +113,7 @@ class DisputeResult:
     outcome: str  # "open", "upheld" or "voided"
     note: str | None
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,14 +154,16 @@ class ExportResult:
     session_id: str
     events: int
     lines: Iterator[str]
+    proof: ExportProof | None = None  # the signed checkpoint of exactly these events
 
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """What an import read and what it appended."""
+    """What an import read and what it appended, and each session's checkpoint after it."""
 
     events: int
     appended: int
+    checkpoints: tuple[tuple[str, str], ...] = ()  # (session id, signed checkpoint)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,12 @@ def test_export_then_import_twice_appends_once(ledger: Ledger, table: str, tmp_p
     path = tmp_path / "tomb.jsonl"
     out = ledger.data("gm", "export", table, "-o", str(path))
     count = len(ledger.events(table))
-    assert out == {"session_id": table, "events": count, "file": str(path)}
+    assert out == {
+        "session_id": table,
+        "events": count,
+        "file": str(path),
+        "proof": f"{path}.proof.json",
+    }
     other = f"sqlite:///{tmp_path / 'other.sqlite'}"
     assert import_into(other, path) == (
         0,
