@@ -25,7 +25,7 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
-from diceledger.web.routes import disputes, members, reads, rolls, service, sessions
+from diceledger.web.routes import disputes, members, proofs, reads, rolls, service, sessions
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
@@ -41,7 +41,7 @@ def build_app(services: WebServices) -> FastAPI:
         redoc_url=None,
     )
     app.state.services = services
-    for module in (sessions, rolls, disputes, reads, members, service):
+    for module in (sessions, rolls, disputes, reads, members, proofs, service):
         app.include_router(module.router)
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]

@@ -71,6 +71,7 @@ class Joined:
     name: str
     role: str
     token: str
+    checkpoint: str | None = None  # the signed checkpoint after the join
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,11 +178,13 @@ class AccessService:
             self._store.release_invite(code_hash)  # a refused join leaves the invite usable
             raise
         member = joined.member
-        return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
+        token = self._issue(session_id, member.name)
+        return Joined(session_id, member.name, member.role, token, joined.checkpoint)
 
     def _rejoined(self, session_id: str, name: str) -> Joined:
         role = self._app.members(session_id)[name]
-        return Joined(session_id, name, role, self._issue(session_id, name))
+        latest = self._app.proofs.latest(session_id)  # nothing new was signed: the latest
+        return Joined(session_id, name, role, self._issue(session_id, name), latest)
 
     def members(self, credential: Credential) -> list[MemberAccess]:
         """List the session's members with their live tokens (GM only)."""
