@@ -102,8 +102,11 @@ class Proofs:
         return Keys(keyring.current().verifier, keyring.retired())
 
     def trusted(self) -> tuple[VerifierKey, ...]:
-        """Return the keys whose checkpoints this store vouches for (none if it signs none)."""
-        return () if self._keyring is None else self._keyring.trusted()
+        """Return the keys whose checkpoints this store vouches for (none if it signs none).
+
+        Reading them never creates a key: a store that has signed nothing trusts nothing.
+        """
+        return () if self._keyring is None else self._keyring.known()
 
     def latest(self, session_id: str) -> str | None:
         """Return the session's latest signed checkpoint note (None when it has none)."""

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
 
 from diceledger.domain.checkpoint import Checkpoint, check_extends
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof, verify_inclusion
 from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.infra.signing import ed25519_check, open_signed_checkpoint
+from diceledger.web.asgi import create
 from tests.api.conftest import Api, Table
 
 ROLL = {"kind": "effect", "expression": "1d6", "faces": [4]}
@@ -129,3 +134,18 @@ def test_a_gm_may_not_salt_a_roll_over_http(api: Api, table: Table) -> None:
     assert refused.status_code == 422
     assert refused.json()["type"] == "/problems/roll-refused"
     assert api.roll(table.sid, table.ann, {**ROLL, "salt": "fresh"}).status_code == 201
+
+
+def test_a_server_names_the_key_it_creates_after_itself(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICELEDGER_DB", sqlite_url)
+    monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "server.key"))
+    monkeypatch.setenv("DICELEDGER_SERVER_NAME", "dice.example")
+    app = create()
+    with TestClient(app) as client:
+        opened = client.post("/api/v1/sessions", json={"title": "Tomb", "name": "mira"}).json()
+        (key,) = client.get("/api/v1/keys").json()["keys"]
+    assert key["name"] == "dice.example/diceledger"
+    assert head(opened["checkpoint"]).origin == f"dice.example/diceledger/{opened['session_id']}"
+    app.state.services.app.close()

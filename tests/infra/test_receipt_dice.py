@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import ProofError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
