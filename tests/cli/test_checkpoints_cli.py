@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
@@ -207,3 +208,17 @@ def test_a_checkpoint_signed_by_an_unknown_key_is_not_kept(ledger: Ledger, table
         context.app().close()
     key = open_keyring().current().verifier
     assert (kept_folder() / key.key_id.hex() / f"{table}.checkpoint").read_text() == genuine
+
+
+def test_kept_checkpoints_stay_checked_across_a_key_rotation(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "rotating.key"))
+    sid = ledger.data("gm", "session", "start", "Rotation")["session_id"]
+    old = open_keyring().current().verifier
+    new = open_keyring().rotate().verifier
+    ledger.ok("gm", "roll", sid, "1d6", "--faces", "2")  # signed by the new key: it extends
+    for key in (old, new):
+        assert (kept_folder() / key.key_id.hex() / f"{sid}.checkpoint").exists()
+    shown = ledger.data("gm", "verify", sid)["checkpoints"]
+    assert shown["ok"] and shown["kept"] == 2  # one kept under each key
