@@ -5,12 +5,14 @@ from __future__ import annotations
 import getpass
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
     from diceledger.infra.app.application import Application
+    from diceledger.infra.keeper import CheckpointKeeper
 
 
 def default_actor() -> str:
@@ -26,6 +28,7 @@ class AppContext:
     actor: str
     json: bool
     _app: Application | None = field(default=None, repr=False)
+    kept_in: Path | None = None  # where checkpoints are kept (default: the user's data)
 
     def app(self) -> Application:
         """Build the application once (imports the store only when a command needs it)."""
@@ -34,6 +37,14 @@ class AppContext:
 
             self._app = bootstrap(self.db_url)
         return self._app
+
+    def keeper(self) -> CheckpointKeeper:
+        """Return where this user keeps the checkpoints commands answer with."""
+        from diceledger.infra.keeper import CheckpointKeeper
+
+        return (
+            CheckpointKeeper.default() if self.kept_in is None else CheckpointKeeper(self.kept_in)
+        )
 
 
 pass_app = click.make_pass_decorator(AppContext)

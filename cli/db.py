@@ -50,6 +50,45 @@ def current_command(app: AppContext) -> None:
     _report(app, resolve_url(app.db_url), None)
 
 
+@db.command("adopt")
+@click.argument("session_ids", metavar="[SESSION]...", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every session with unsigned events.")
+@json_option
+@pass_app
+def adopt_command(app: AppContext, session_ids: tuple[str, ...], every: bool) -> None:
+    """Sign events this store holds but never signed, after they verify (the operator).
+
+    Sessions recorded before this store signed its logs, and events whose process
+    stopped between appending and signing, are refused new commands until adopted. A
+    row forged by another path looks the same: adopt only what you know to be genuine.
+    Each session must verify (`diceledger verify`) or nothing of it is signed.
+
+    \b
+    Examples:
+      diceledger db adopt tomb-of-ash-1a2b3c
+      diceledger db adopt --all
+    """
+    if bool(session_ids) == every:
+        raise click.UsageError("name the sessions to adopt, or give --all")
+    proofs = app.app().proofs
+    chosen = proofs.unsigned_sessions() if every else list(session_ids)
+    done = [proofs.adopt(session_id) for session_id in chosen]
+    if app.json:
+        click.echo(
+            json.dumps(
+                [
+                    {"session_id": d.session_id, "adopted": d.adopted, "checkpoint": d.checkpoint}
+                    for d in done
+                ]
+            )
+        )
+        return
+    if not done:
+        click.echo("every session is signed; nothing to adopt")
+    for result in done:
+        click.echo(f"adopted {result.session_id}: {result.adopted} events signed")
+
+
 def _report(app: AppContext, url: str, action: str | None) -> None:
     engine = make_engine(url)
     try:

@@ -27,11 +27,14 @@ WIDTH = 80
 class Tour:
     """Runs CLI commands against the demo store and prints them as a person would type them."""
 
-    def __init__(self, url: str, seed: int) -> None:
+    def __init__(self, url: str, seed: int, folder: Path) -> None:
         from diceledger.infra.bootstrap import bootstrap
 
         self.url = url
-        self.app = bootstrap(url)
+        # The throw-away store signs with a throw-away key, and its checkpoints are kept
+        # beside it: a replayed demo is a new log, not a fork of the user's own.
+        self.app = bootstrap(url, signing_key=folder / "signing.key")
+        self.kept_in = folder / "checkpoints"
         rng = random.Random(seed)  # deterministic seeds: the same demo for the same --seed
         self.app.reseed(lambda: rng.randbytes(32), lambda: rng.randbytes(3).hex())
         self.session = ""
@@ -46,7 +49,7 @@ class Tour:
         shown = [a.replace(self.session, "$S") if self.session else a for a in args]
         words = ["$", "diceledger", "--as", actor, *(shlex.quote(a) for a in shown)]
         click.secho(shell_lines([w.replace("'$S'", "$S") for w in words]), dim=True)
-        app = AppContext(self.url, actor, False, self.app)
+        app = AppContext(self.url, actor, False, self.app, self.kept_in)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             cli.main(
@@ -197,6 +200,11 @@ def play(tour: Tour, folder: Path) -> None:
     tour.run("mira", "seed", "reveal", tour.session)
     tour.run("ann", "verify", tour.session)
 
+    tour.scene("Ann keeps a receipt of her first check; it proves itself with no database")
+    receipt = folder / "ann-roll-1.receipt.json"
+    tour.run("ann", "receipt", tour.session, "1", "-o", str(receipt))
+    tour.run("ann", "verify", "--receipt", str(receipt))
+
     tour.scene("The session as it happened, as a player sees it")
     tour.run("ann", "replay", tour.session)
 
@@ -235,14 +243,14 @@ def demo(seed: int, directory: str | None) -> None:
     url = f"sqlite:///{store}"
     click.echo(f"demo store: {store}")
     click.echo("to type the commands below yourself, first:")
-    click.echo(f"  export DICELEDGER_DB={url}")
-    tour = Tour(url, seed)
+    click.echo(f"  export DICELEDGER_DB={url} DICELEDGER_SIGNING_KEY={folder / 'signing.key'}")
+    tour = Tour(url, seed, folder)
     play(tour, folder)
     click.echo()
     click.secho("== Explore further", bold=True)
     for line in (
         "source .venv/bin/activate    # after `make demo`, to put diceledger on PATH",
-        f"export DICELEDGER_DB={url}",
+        f"export DICELEDGER_DB={url} DICELEDGER_SIGNING_KEY={folder / 'signing.key'}",
         f"diceledger --as mira session show {tour.session}",
         f"diceledger --as mira dispute review {tour.session} 2",
         f"diceledger verify {tour.session} --json",

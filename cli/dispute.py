@@ -9,6 +9,7 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import ROLL, SESSION
 from diceledger.cli.output import emit_json, shown
+from diceledger.cli.witness import witness
 from diceledger.domain.session import commands as cmd
 
 
@@ -30,10 +31,17 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
     Example:
       diceledger --as bob dispute open tomb-of-ash-1a2b3c 4 --reason "the die fell off"
     """
-    app.app().open_dispute(app.actor, session_id, roll_id, reason)
+    opened = app.app().open_dispute(app.actor, session_id, roll_id, reason)
+    witness(app, session_id, opened.checkpoint)
     if app.json:
         emit_json(
-            {"session_id": session_id, "roll_id": roll_id, "dispute": "open", "by": app.actor}
+            {
+                "session_id": session_id,
+                "roll_id": roll_id,
+                "dispute": "open",
+                "by": app.actor,
+                "checkpoint": opened.checkpoint,
+            }
         )
         return
     click.echo(
@@ -140,11 +148,20 @@ def resolve(
     """
     if outcome is None:
         raise click.UsageError("give --uphold or --void")
-    app.app().resolve_dispute(
+    ruled = app.app().resolve_dispute(
         app.actor, session_id, cmd.ResolveDispute(roll_id, cmd.Ruling(outcome), note)
     )
+    witness(app, session_id, ruled.checkpoint)
     if app.json:
-        emit_json({"session_id": session_id, "roll_id": roll_id, "outcome": outcome, "note": note})
+        emit_json(
+            {
+                "session_id": session_id,
+                "roll_id": roll_id,
+                "outcome": outcome,
+                "note": note,
+                "checkpoint": ruled.checkpoint,
+            }
+        )
         return
     hint = f"; roll it again with `--replaces {roll_id}`" if outcome == "voided" else ""
     click.echo(f"roll {roll_id} {outcome}{hint}")

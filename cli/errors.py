@@ -7,6 +7,7 @@ from diceledger.domain.errors import (
     NotAMemberError,
     SchemaOutdatedError,
     UnknownSessionError,
+    UnsignedHistoryError,
 )
 
 
@@ -17,6 +18,12 @@ def message_for(error: DiceledgerError) -> str:
             return f"{error}; `diceledger session join {session_id}` first"
         case UnknownSessionError():
             return f"{error}; `diceledger session list` shows yours"
+        case UnsignedHistoryError(session_id=session_id):
+            return (
+                f"{error}; if they are genuine (recorded before this store signed its logs, "
+                "or by a process that stopped before signing), an operator may sign them: "
+                f"`diceledger db adopt {session_id}`"
+            )
         case SchemaOutdatedError():
             return f"{error}; run `diceledger db upgrade`"
         case _:

@@ -63,8 +63,10 @@ def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> No
       diceledger session start "Tomb of Ash" --as gm
     """
     # A caller that built the application already (the demo) hands it in through obj.
-    built = ctx.obj.app() if isinstance(ctx.obj, AppContext) else None
-    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _app=built)
+    given = ctx.obj if isinstance(ctx.obj, AppContext) else None
+    built = given.app() if given else None
+    kept_in = given.kept_in if given else None
+    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _app=built, kept_in=kept_in)
 
 
 def main() -> None:

@@ -25,6 +25,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Prove a session's dice fair and its log untouched.",
     ),
     "odds": ("diceledger.cli.odds", "odds", "Show the exact odds of a roll or check."),
+    "checkpoint": (
+        "diceledger.cli.receipts",
+        "checkpoint",
+        "Print a session's latest signed checkpoint, to keep.",
+    ),
+    "receipt": (
+        "diceledger.cli.receipts",
+        "receipt",
+        "Print a roll's receipt: a proof anyone can check offline.",
+    ),
     "replay": (
         "diceledger.cli.replay",
         "replay",

@@ -22,6 +22,7 @@ from diceledger.cli.options import (
 )
 from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import roll_text
+from diceledger.cli.witness import witness
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import RollError
 from diceledger.domain.session import commands as cmd
@@ -33,8 +34,9 @@ PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage t
 
 
 def _show(app: AppContext, result: RollResult) -> None:
+    witness(app, result.session_id, result.checkpoint)
     if app.json:
-        emit_json(result.view)
+        emit_json({**result.view, "checkpoint": result.checkpoint})
     else:
         click.echo(roll_text(result))
 
@@ -351,6 +353,7 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
     """
     result = app.app().reveal_seed(app.actor, session_id)
     revealed, current = result.revealed, result.current
+    witness(app, session_id, result.checkpoint)
     if app.json:
         emit_json(
             {
@@ -360,6 +363,7 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
                 "commitment": revealed.commitment,
                 "next_epoch": current.number,
                 "next_commitment": current.commitment,
+                "checkpoint": result.checkpoint,
             }
         )
         return

@@ -42,7 +42,9 @@ def prepare_demo(base_url: str, seed: int = 1) -> DemoTable:
     folder = Path(tempfile.mkdtemp(prefix="diceledger-serve-demo-"))
     url = f"sqlite:///{folder / 'demo.sqlite'}"
     os.environ["DICELEDGER_SEED_KEY"] = str(folder / "seed.key")  # the server's workers too
-    tour = Tour(url, seed)
+    # The demo's throw-away signing key signs the server's appends too: one key, one tree.
+    os.environ["DICELEDGER_SIGNING_KEY"] = str(folder / "signing.key")
+    tour = Tour(url, seed, folder)
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
         play(tour, folder)

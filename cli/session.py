@@ -10,6 +10,7 @@ from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
 from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import members_text, roll_text
+from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session import commands as cmd
 
@@ -32,6 +33,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
       diceledger --as gm session start "Tomb of Ash"
     """
     started = app.app().start_session(app.actor, title, not forbid_manual)
+    witness(app, started.session_id, started.checkpoint)
     if app.json:
         emit_json(
             {
@@ -39,6 +41,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
                 "title": started.title,
                 "gm": started.gm,
                 "commitment": started.commitment,
+                "checkpoint": started.checkpoint,
             }
         )
         return
@@ -61,9 +64,18 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
       diceledger --as ann session join tomb-of-ash-1a2b3c --client-seed "ann's lucky words"
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
-    member = app.app().join(app.actor, session_id, command).member
+    joined = app.app().join(app.actor, session_id, command)
+    member = joined.member
+    witness(app, session_id, joined.checkpoint)
     if app.json:
-        emit_json({"session_id": session_id, "name": member.name, "role": member.role})
+        emit_json(
+            {
+                "session_id": session_id,
+                "name": member.name,
+                "role": member.role,
+                "checkpoint": joined.checkpoint,
+            }
+        )
         return
     click.echo(shown(f"{member.name} joined {session_id} as {member.role}"))
 
@@ -151,6 +163,7 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
     ended = app.app().end_session(app.actor, session_id, dispute_days * 86400)
     epoch = ended.last_epoch
     until = format_timestamp(ended.disputes_until) if ended.disputes_until else None
+    witness(app, session_id, ended.checkpoint)
     if app.json:
         emit_json(
             {
@@ -159,6 +172,7 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
                 "epoch": epoch.number,
                 "seed": epoch.seed,
                 "disputes_until": until,
+                "checkpoint": ended.checkpoint,
             }
         )
         return

@@ -8,6 +8,8 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json, shown
+from diceledger.cli.witness import TRUST_KEY, witness
+from diceledger.domain.signed_note import VerifierKey
 
 
 @click.command("export")
@@ -17,21 +19,24 @@ from diceledger.cli.output import emit_json, shown
     "--output",
     required=True,
     type=click.Path(dir_okay=False, writable=True),
-    help="The JSON Lines file to write.",
+    help="The JSON Lines file to write; its proof goes beside it, as FILE.proof.json.",
 )
 @json_option
 @pass_app
 def export(app: AppContext, session_id: str, output: str) -> None:
     """Write a session's events, with their hashes, as JSON Lines (format: docs/storage.md).
 
-    The events are exported as recorded, so a session with blind rolls not yet revealed
-    may be exported by its GM only.
+    Beside the file goes its proof, FILE.proof.json: the signed checkpoint of exactly
+    these events and the server's verifier keys (docs/verification.md), which `import`
+    requires and `verify --file` checks. The events are exported as recorded, so a
+    session with blind rolls not yet revealed may be exported by its GM only.
 
     \b
     Example:
       diceledger --as gm export tomb-of-ash-1a2b3c -o tomb.jsonl
     """
     from diceledger.infra.exporting import write_lines
+    from diceledger.infra.signed_exports import proof_path, write_proof
 
     exported = app.app().export(app.actor, session_id)
     count = write_lines(exported.lines, output)
@@ -46,33 +51,81 @@ def export(app: AppContext, session_id: str, output: str) -> None:
             ),
             err=True,
         )
+    proof = None
+    if exported.proof is not None:
+        proof = str(proof_path(output))
+        write_proof(exported.proof, proof)
     if app.json:
         emit_json(
-            {"session_id": session_id, "events": count, "file": output, "open": not exported.ended}
+            {
+                "session_id": session_id,
+                "events": count,
+                "file": output,
+                "open": not exported.ended,
+                "proof": proof,
+            }
         )
         return
     click.echo(shown(f"exported {count} events of {session_id} to {output}"))
+    if proof is not None:
+        click.echo(f"its proof (the signed checkpoint and the server's keys): {proof}")
 
 
 @click.command("import")
 @click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--proof",
+    "proof_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The export's proof (default: FILE.proof.json beside it).",
+)
+@TRUST_KEY
+@click.option(
+    "--allow-unsigned",
+    is_flag=True,
+    help="Take in sessions new to this store without a trusted checkpoint (never a continuation).",
+)
 @json_option
 @pass_app
-def import_(app: AppContext, path: str) -> None:
-    """Append an export's events to this store, verifying them on the way in.
+def import_(
+    app: AppContext,
+    path: str,
+    proof_file: str | None,
+    trusted: tuple[VerifierKey, ...],
+    allow_unsigned: bool,
+) -> None:
+    """Append an export's events to this store, verifying them and their proof on the way in.
 
-    A broken or cut-short file is refused whole, naming its first bad line, and so is a
-    session that does not verify (a forged event under a rebuilt chain); events the store
-    already holds are skipped, so importing a file twice appends nothing.
+    Each session must come with a checkpoint signed by a key this store trusts (its own,
+    or one given with --trust-key) that heads exactly the file's events; this store then
+    signs what it took in under its own key. A broken or cut-short file is refused whole,
+    naming its first bad line, and so is a session that does not verify; events the
+    store already holds are skipped, so importing a file twice appends nothing.
 
     \b
     Example:
       diceledger --db postgresql://localhost/club import tomb.jsonl
+      diceledger import theirs.jsonl --trust-key "$(cat their-server.key)"
     """
-    imported = app.app().import_file(Path(path))
+    from diceledger.infra.signed_exports import proof_path, read_proof
+
+    proof = read_proof(proof_file or proof_path(path))
+    imported = app.app().import_file(Path(path), proof, trusted, allow_unsigned)
+    for session_id, note in imported.checkpoints:
+        witness(app, session_id, note)
     lines, appended = imported.events, imported.appended
     if app.json:
-        emit_json({"file": path, "events": lines, "appended": appended})
+        notes = dict(imported.checkpoints)
+        only = next(iter(notes.values())) if len(notes) == 1 else None
+        emit_json(
+            {
+                "file": path,
+                "events": lines,
+                "appended": appended,
+                "checkpoint": only,
+                "checkpoints": notes,
+            }
+        )
         return
     click.echo(
         shown(

@@ -22,6 +22,7 @@ of any face.
     │   └── RequestInProgressError  a retried request whose first attempt is still running
     ├── CorruptLogError          a stored or imported log fails its own checks
     │   └── LogTamperedError     rows the server did not append; it refuses to sign them
+    │       └── UnsignedHistoryError  rows past the last signature that continue its chain
     ├── DiceSourceError          a dice source that cannot give the die asked for
     │   ├── ManualFacesError     typed-in faces: out of range, too few, too many
     │   └── ExplosionChainError  a chain past the cap: a broken random source (R12)
@@ -126,6 +127,22 @@ class CorruptLogError(DiceledgerError):
 
 class LogTamperedError(CorruptLogError):
     """A stream holds rows the server did not append (or lost rows it signed)."""
+
+
+class UnsignedHistoryError(LogTamperedError):
+    """A stream holds events past its last signed checkpoint that no append of this server made.
+
+    Sessions recorded before the server signed its logs look like this, and so do events
+    whose process stopped between appending and signing, and rows forged by another path.
+    Only an operator can tell them apart; the application never signs them by itself.
+    """
+
+    def __init__(self, session_id: str, first: int, last: int) -> None:
+        super().__init__(
+            f"session '{session_id}' holds versions {first} to {last}, which this server did "
+            "not append; refusing to sign"
+        )
+        self.session_id = session_id
 
 
 class DiceSourceError(DiceledgerError):

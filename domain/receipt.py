@@ -4,6 +4,7 @@ A receipt is one JSON object:
 
     {"format": "diceledger/receipt/v1",
      "checkpoint": "<the signed checkpoint note, verbatim>",
+     "verifier_key": "<name>+<key id>+<base64 key>",     optional: the signer's key
      "events": [{"index": <leaf index>, "record": {<the object the event's hash covers>},
                  "proof": ["<base64 hash>", ...]}, ...]}
 
@@ -71,6 +72,7 @@ class Receipt:
 
     checkpoint: str  # the signed note, verbatim
     entries: tuple[ReceiptEntry, ...]
+    verifier_key: str | None = None  # the signer's key, for a reader who has none yet
 
     def to_json(self) -> str:
         """Return the receipt as one JSON document."""
@@ -82,7 +84,10 @@ class Receipt:
             }
             for entry in self.entries
         ]
-        document = {"format": RECEIPT_FORMAT, "checkpoint": self.checkpoint, "events": events}
+        document: dict[str, Any] = {"format": RECEIPT_FORMAT, "checkpoint": self.checkpoint}
+        if self.verifier_key is not None:
+            document["verifier_key"] = self.verifier_key
+        document["events"] = events
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
     @classmethod
@@ -90,17 +95,32 @@ class Receipt:
         """Read a receipt document; refuse one that breaks the format."""
         try:
             document = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             raise MalformedError("a receipt must be one JSON document") from None
-        if not isinstance(document, dict) or set(document) != {"format", "checkpoint", "events"}:
-            raise MalformedError("a receipt holds exactly: format, checkpoint, events")
+        if not isinstance(document, dict) or set(document) - {"verifier_key"} != {
+            "format",
+            "checkpoint",
+            "events",
+        }:
+            raise MalformedError(
+                "a receipt holds exactly: format, checkpoint, events (and a verifier_key)"
+            )
         if document["format"] != RECEIPT_FORMAT:
             raise MalformedError(f"not a receipt of format {RECEIPT_FORMAT}")
         checkpoint, events = document["checkpoint"], document["events"]
         if not isinstance(checkpoint, str) or not isinstance(events, list) or not events:
             raise MalformedError("a receipt needs a signed checkpoint and at least one event")
+        key = document.get("verifier_key")
+        if key is not None:
+            if not isinstance(key, str):
+                raise MalformedError("a receipt's verifier_key is a string")
+            VerifierKey.parse(key)
         size = _checkpoint_size(checkpoint)
-        return cls(checkpoint, tuple(_parse_entry(event, size) for event in events))
+        return cls(checkpoint, tuple(_parse_entry(event, size) for event in events), key)
+
+    def key(self) -> VerifierKey | None:
+        """Return the verifier key the receipt names, if it names one."""
+        return None if self.verifier_key is None else VerifierKey.parse(self.verifier_key)
 
     def tlog_proof(self, position: int) -> str:
         """Return the entry at ``position`` as a C2SP tlog-proof (record in its extra line)."""
@@ -123,7 +143,9 @@ class VerifiedReceipt:
 
 
 def build_receipt(
-    signed: SignedCheckpoint, events: Sequence[tuple[RecordedEvent, InclusionProof]]
+    signed: SignedCheckpoint,
+    events: Sequence[tuple[RecordedEvent, InclusionProof]],
+    verifier_key: VerifierKey | None = None,
 ) -> Receipt:
     """Return the receipt of recorded events with their proofs against ``signed``."""
     entries = []
@@ -131,7 +153,8 @@ def build_receipt(
         if proof.size != signed.checkpoint.size or proof.index != record.stream_version - 1:
             raise ValueError(f"the proof of version {record.stream_version} is for another tree")
         entries.append(ReceiptEntry(chain_record(record), proof))
-    return Receipt(str(signed), tuple(entries))
+    key = None if verifier_key is None else str(verifier_key)
+    return Receipt(str(signed), tuple(entries), key)
 
 
 def verify_receipt(
@@ -155,7 +178,7 @@ def parse_tlog_proof(text: str) -> tuple[ReceiptEntry, str]:
         raise MalformedError("a receipt's tlog-proof needs its extra and index lines")
     try:
         record = json.loads(decode_base64(extra[len("extra ") :], "extra data"))
-    except ValueError:
+    except (ValueError, RecursionError):
         raise MalformedError("the tlog-proof's extra data is not a JSON record") from None
     number = _decimal(index[len("index ") :], "index")
     hashes = tuple(decode_base64(line, "proof hash") for line in lines[3:])

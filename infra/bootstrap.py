@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from diceledger.infra.app.application import Application
@@ -29,13 +30,23 @@ class ServerParts:
     discord: DiscordTables  # channels and Discord users bound to sessions and members
 
 
-def bootstrap(db_url: str | None = None) -> Application:
-    """Open (and upgrade if embedded) the database at ``db_url`` and wire the application."""
-    return _opened(db_url)[0]
+def bootstrap(db_url: str | None = None, signing_key: Path | None = None) -> Application:
+    """Open (and upgrade if embedded) the database at ``db_url`` and wire the application.
+
+    Every append is signed with the key at ``signing_key`` (else DICELEDGER_SIGNING_KEY,
+    else ``signing.key`` in the user data directory), created on first use.
+    """
+    return _opened(db_url, signing_key)[0]
 
 
-def bootstrap_server(db_url: str | None = None) -> ServerParts:
-    """Wire the application and the server's access control on one database."""
+def bootstrap_server(
+    db_url: str | None = None, signing_key: Path | None = None, server_name: str | None = None
+) -> ServerParts:
+    """Wire the application and the server's access control on one database.
+
+    ``server_name`` names the signing key when this server creates it (``<name>/diceledger``,
+    the start of every checkpoint's origin); a key that exists keeps its name.
+    """
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.discord import DiscordTables
@@ -49,7 +60,7 @@ def bootstrap_server(db_url: str | None = None) -> ServerParts:
     # appends; a SQLite store has one worker.
     channel = PostgresChannel(engine) if engine.dialect.name == "postgresql" else None
     live = LiveUpdates(channel)
-    app = _application(url, engine, live.appended)
+    app = _application(url, engine, signing_key, server_name, live.appended)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
     access = AccessService(app, store, requests)
@@ -65,9 +76,11 @@ def in_memory() -> Application:
     return Application(InMemoryEventStore(), InMemorySeedVault(), "memory://")
 
 
-def _opened(db_url: str | None) -> tuple[Application, Engine]:
+def _opened(
+    db_url: str | None, signing_key: Path | None, server_name: str | None = None
+) -> tuple[Application, Engine]:
     url, engine = _engine(db_url)
-    return _application(url, engine), engine
+    return _application(url, engine, signing_key, server_name), engine
 
 
 def _engine(db_url: str | None) -> tuple[str, Engine]:
@@ -77,10 +90,23 @@ def _engine(db_url: str | None) -> tuple[str, Engine]:
     return url, open_engine(url)
 
 
-def _application(url: str, engine: Engine, on_appended: Appended | None = None) -> Application:
+def _application(
+    url: str,
+    engine: Engine,
+    signing_key: Path | None,
+    server_name: str | None = None,
+    on_appended: Appended | None = None,
+) -> Application:
+    """Wire the application on ``engine``; every append signed with the server's key."""
     from diceledger.infra.db import safe_url
+    from diceledger.infra.ledger import CheckpointLedger
+    from diceledger.infra.signing import DEFAULT_SERVER_NAME, open_keyring
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 
+    keyring = open_keyring(signing_key, server_name or DEFAULT_SERVER_NAME)
+    ledger = CheckpointLedger(engine, keyring)
     store, vault = SqlEventStore(engine), SeedVault(engine)
-    return Application(store, vault, safe_url(url), engine, url, on_appended)
+    return Application(
+        store, vault, safe_url(url), engine, url, on_appended, ledger=ledger, keyring=keyring
+    )

@@ -201,6 +201,15 @@ def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
     takes in for good, so a session that does not verify is refused whole. Both checks
     run in one reading of the file; the append is a second one.
     """
+    lines = sum(check_importable(path).values())
+    return lines, store.import_recorded(read_export(path))
+
+
+def check_importable(path: str | Path) -> dict[str, int]:
+    """Check an export's chains and that each of its sessions verifies; count each's events.
+
+    Raises CorruptLogError naming the first bad line, or the session that does not verify.
+    """
     reports = verify_each_session(checked_lines(path), from_record)
     if not reports:
         raise CorruptLogError(f"{path} holds no events; nothing imported")
@@ -211,5 +220,4 @@ def import_export(store: EventStore, path: str | Path) -> tuple[int, int]:
                 f"session '{report.session_id}' does not verify at version "
                 f"{failure.stream_version}: {failure.reason}; nothing imported"
             )
-    lines = sum(report.events for report in reports)
-    return lines, store.import_recorded(read_export(path))
+    return {report.session_id or "": report.events for report in reports}

@@ -17,7 +17,7 @@ Appends and the extends that follow them must happen in the same order for one s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +27,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
-from diceledger.domain.errors import LogTamperedError, NotFoundError
+from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHistoryError
 from diceledger.domain.hashchain import GENESIS_HASH
 from diceledger.domain.merkle import (
     ConsistencyProof,
@@ -46,6 +46,7 @@ from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.ledger_checks import (
     check_chain,
     check_signed,
+    check_signed_rows,
     check_stream,
     in_order,
     stored_nodes,
@@ -163,8 +164,14 @@ class CheckpointLedger:
         new_events: Sequence[NewEvent],
         expected_version: int,
     ) -> tuple[list[RecordedEvent], SignedCheckpoint]:
-        """Append to the store and sign the result, with no other append in between."""
+        """Append to the store and sign the result, with no other append in between.
+
+        Before appending, the stream must be exactly the tree signed last (or, for a
+        retried batch, that tree and this batch): a stream changed by another path is
+        refused with LogTamperedError and nothing is appended.
+        """
         with self.exclusive(stream_id):
+            self.check_unchanged(stream_id, {event.event_id for event in new_events})
             store.append(stream_id, new_events, expected_version)
             wanted = {event.event_id for event in new_events}
             recorded = [
@@ -175,6 +182,25 @@ class CheckpointLedger:
             if len(recorded) != len(wanted):  # a retried batch sits at its original versions
                 recorded = [r for r in store.read_stream(stream_id) if r.event_id in wanted]
             return recorded, self.extend(stream_id, recorded)
+
+    def check_unchanged(self, stream_id: str, retried: Set[str] = frozenset()) -> None:
+        """Check the stored stream is the signed tree, plus at most the ``retried`` events.
+
+        Raises LogTamperedError when signed rows are missing or the last one was replaced,
+        and UnsignedHistoryError when rows past the signed tree are not a retried batch.
+        Cheap: a count, the last signed row and the rows past it, never the whole stream.
+        """
+        with self._reading() as connection:
+            head = self._head(connection, stream_id)
+            size = head.size if head else 0
+            check_signed_rows(connection, stream_id, size)
+            beyond = connection.execute(
+                sa.select(events.c.stream_version, events.c.event_id)
+                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
+                .order_by(events.c.stream_version)
+            ).all()
+        if beyond and {row.event_id for row in beyond} != set(retried):
+            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1].stream_version)
 
     @contextmanager
     def exclusive(self, stream_id: str) -> Iterator[None]:

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from diceledger.domain.errors import LogTamperedError
-from diceledger.domain.hashchain import GENESIS_HASH, ChainHead, ChainVerifier
+from diceledger.domain.hashchain import ChainHead, ChainVerifier
 from diceledger.domain.merkle import NodeId
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.ledger_schema import merkle_nodes
@@ -50,10 +50,8 @@ def check_signed(connection: Connection, stream_id: str, records: Sequence[Recor
             )
 
 
-def check_stream(
-    connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
-) -> None:
-    """Check the store holds the signed rows, then exactly ``fresh`` and nothing more."""
+def check_signed_rows(connection: Connection, stream_id: str, size: int) -> None:
+    """Check the store still holds ``size`` signed rows, the last one the event signed."""
     kept = connection.scalar(
         sa.select(sa.func.count())
         .select_from(events)
@@ -64,22 +62,31 @@ def check_stream(
             f"session '{stream_id}' lost {size - int(kept or 0)} of the {size} events this "
             "server signed; refusing to sign"
         )
-    last_leaf = GENESIS_HASH
     if size:
-        last_leaf = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
-    rows = connection.execute(
-        sa.select(events.c.stream_version, events.c.event_id, events.c.hash)
-        .where(events.c.stream_id == stream_id, events.c.stream_version >= max(size, 1))
-        .order_by(events.c.stream_version)
-    ).all()
-    stored = [(row.stream_version, row.event_id, row.hash) for row in rows]
-    if size:
-        first = stored.pop(0) if stored else None
-        if first is None or first[0] != size or first[2] != last_leaf:
+        last = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
+        stored = connection.scalar(
+            sa.select(events.c.hash).where(
+                events.c.stream_id == stream_id, events.c.stream_version == size
+            )
+        )
+        if stored != last:
             raise LogTamperedError(
                 f"version {size} of session '{stream_id}' is not the event this server "
                 "signed; refusing to sign"
             )
+
+
+def check_stream(
+    connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
+) -> None:
+    """Check the store holds the signed rows, then exactly ``fresh`` and nothing more."""
+    check_signed_rows(connection, stream_id, size)
+    rows = connection.execute(
+        sa.select(events.c.stream_version, events.c.event_id, events.c.hash)
+        .where(events.c.stream_id == stream_id, events.c.stream_version > size)
+        .order_by(events.c.stream_version)
+    ).all()
+    stored = [(row.stream_version, row.event_id, row.hash) for row in rows]
     told = [(r.stream_version, r.event_id, r.hash) for r in fresh]
     if stored != told:
         versions = {version for version, _, _ in told}

@@ -13,15 +13,16 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 from diceledger.domain import __version__
+from diceledger.domain.checkpoint import SignedCheckpoint
 from diceledger.domain.dice.sources import DiceSource, SeededSource, commitment
 from diceledger.domain.errors import ConcurrencyError, CorruptLogError, unknown_session
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context, DiceFactory
 from diceledger.domain.session.decide import decide
@@ -41,6 +42,18 @@ Appended = Callable[[str, int], None]
 
 def _unheard(_session_id: str, _version: int) -> None:
     return None
+
+
+class Ledger(Protocol):
+    """Where each append is signed: the checkpoint ledger (``infra.ledger``)."""
+
+    def append_signed(
+        self,
+        store: EventStore,
+        stream_id: str,
+        new_events: Sequence[NewEvent],
+        expected_version: int,
+    ) -> tuple[list[RecordedEvent], SignedCheckpoint]: ...
 
 
 class Vault(Protocol):
@@ -64,6 +77,7 @@ class Outcome:
     session_id: str
     appended: list[tuple[RecordedEvent, Event]]
     state: SessionState
+    checkpoint: SignedCheckpoint | None = None  # None when the service signs nothing
 
 
 CommandSource = cmd.Command | Callable[[SessionState], cmd.Command]
@@ -86,10 +100,13 @@ class SessionService:
         new_suffix: Callable[[], str] = lambda: secrets.token_hex(3),
         clock: Clock = utc_now,
         on_appended: Appended = _unheard,
+        ledger: Ledger | None = None,
     ) -> None:
+        """Run commands on ``store``; with a ``ledger``, every append is signed as it lands."""
         self.store = store
         self.vault = vault
         self._on_appended = on_appended
+        self.ledger = ledger
         self._new_seed = new_seed
         self._new_suffix = new_suffix
         self._clock = clock
@@ -206,13 +223,19 @@ class SessionService:
             "client_version": __version__,
         }
         envelopes = [new_event(e, str(uuid.uuid4()), meta) for e in events]
-        recorded = self.store.append(session_id, envelopes, state.version)
+        signed = None
+        if self.ledger is None:
+            recorded = self.store.append(session_id, envelopes, state.version)
+        else:
+            recorded, signed = self.ledger.append_signed(
+                self.store, session_id, envelopes, state.version
+            )
         appended = list(zip(recorded, events, strict=True))
         for record, event in appended:
             evolve(state, record.stream_version, event)
         if recorded:
             self._on_appended(session_id, recorded[-1].stream_version)
-        return Outcome(session_id, appended, state)
+        return Outcome(session_id, appended, state, signed)
 
     def _seed(self, session_id: str, state: SessionState) -> bytes:
         # A commitment names one seed forever, so a seed once read need not be read again.

@@ -160,6 +160,18 @@ class Keyring:
         """Return every key whose checkpoints this server vouches for: current and retired."""
         return (self.current().verifier, *self.retired())
 
+    def known(self) -> tuple[VerifierKey, ...]:
+        """Return the trusted keys as they are now, never creating a key (a reader's view)."""
+        return self.trusted() if self.path.exists() else self.retired()
+
+    def signer_of(self, signed: SignedCheckpoint) -> VerifierKey:
+        """Return the key of this keyring whose signature the checkpoint carries."""
+        ids = {sig.key_id for sig in signed.note.signatures if sig.name == signed.signer}
+        for key in self.trusted():
+            if key.name == signed.signer and key.key_id in ids:
+                return key
+        raise KeyFileError(f"no key of {self.path} signed this checkpoint")
+
     def rotate(self, server_name: str | None = None) -> SigningKey:
         """Retire the current key (its public key stays trusted) and start a new one."""
         old = self.current()

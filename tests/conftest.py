@@ -34,6 +34,18 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop(name, None)
 
 
+@pytest.fixture(autouse=True)
+def _kept_checkpoints_per_test(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Give each test its own folder of kept checkpoints (subprocesses included).
+
+    The CLI keeps the latest checkpoint of every session it sees, per signing key; the
+    run shares one key, so two tests' sessions with one id would look like a fork.
+    """
+    monkeypatch.setenv("DICELEDGER_CHECKPOINTS", str(tmp_path_factory.mktemp("kept")))
+
+
 def postgres_required() -> bool:
     """Tell whether a missing PostgreSQL server must fail the run rather than skip."""
     return os.environ.get("REQUIRE_POSTGRES") == "1"

@@ -35,6 +35,7 @@ from diceledger.web.routes import (
     events,
     members,
     pages,
+    proofs,
     reads,
     rolls,
     schema,
@@ -63,8 +64,8 @@ def build_app(services: WebServices) -> FastAPI:
         lifespan=live_updates,
     )
     app.state.services = services
-    api = (sessions, rolls, disputes, reads, events, members, service, schema, discord_routes)
-    for module in (*api, pages, session_pages):
+    api = (sessions, rolls, disputes, reads, events, members, proofs, service, schema)
+    for module in (*api, discord_routes, pages, session_pages):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]

@@ -39,7 +39,10 @@ def settings_from_environment() -> Settings:
 
 def create() -> FastAPI:
     """Build the app on the database named by DICELEDGER_DB (or the default file)."""
-    parts = bootstrap_server(os.environ.get("DICELEDGER_DB"))
+    # The server's name names its signing key when the first worker creates it.
+    parts = bootstrap_server(
+        os.environ.get("DICELEDGER_DB"), server_name=os.environ.get("DICELEDGER_SERVER_NAME")
+    )
     settings = settings_from_environment()
     services = WebServices(parts.app, parts.access, parts.requests, settings, live=parts.live)
     services.discord = discord_from_environment(parts)

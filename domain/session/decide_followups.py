@@ -12,6 +12,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_rolls import (
+    check_salt,
     check_texts,
     finish_manual,
     new_request,
@@ -39,6 +40,7 @@ def request_opposed(
     if command.blind:
         require_gm(state, ctx.actor, "roll blind")
     check_texts(command, [side, opponent])
+    check_salt(state, ctx, command.salt, (side.name, opponent.name))
     roll_id = len(state.rolls) + 1
     request = new_request(
         state,

@@ -46,6 +46,26 @@ def source_for(
     return ctx.dice(state.next_nonce, client_seed, salt)
 
 
+def check_salt(state: SessionState, ctx: Context, salt: str, sides: tuple[str, ...]) -> None:
+    """Refuse a salt chosen by someone who may learn the seed, or for an NPC's dice.
+
+    A salt is entropy chosen after the seed's commitment. Whoever can read the seed vault
+    (the operator; a GM who owns the store) could try salts until the dice suit them, so
+    only a player, who cannot learn an unrevealed seed, may add one, and only to their own
+    roll: an NPC's dice are the GM's to roll, and take none.
+    """
+    if not salt:
+        return
+    if state.is_gm(ctx.actor):
+        raise RollError(
+            "a GM's roll takes no salt: only a player, who cannot learn the unrevealed "
+            "seed, may add entropy after the commitment"
+        )
+    npc = next((name for name in sides if name not in state.members), None)
+    if npc is not None:
+        raise RollError(f"a roll for an NPC ({npc}) takes no salt")
+
+
 def finish_manual(source: DiceSource) -> None:
     """Refuse typed-in faces left over once the roll is drawn."""
     if isinstance(source, ManualSource):
@@ -176,6 +196,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         rerolls_granted=granted,
         reroll_scope=scope,
     )
+    check_salt(state, ctx, command.salt, (owner,))
     spec = spec_of(request, side)
     _refuse_constant(spec.expression.dice_count, command.expression)
     source = source_for(state, ctx, command.faces, command.salt)

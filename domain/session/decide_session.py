@@ -65,6 +65,10 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     if member is None:
         _refuse_lookalike(state, name, ctx)
     check_text(command.client_seed, "a client seed", MAX_TEXT)
+    if command.client_seed and (command.name != ctx.actor or command.as_gm):
+        # A client seed is entropy chosen after the commitment: only a player joining
+        # themself, who cannot learn the seed, may choose it (never a GM, for anyone).
+        raise PermissionDeniedError("only a player joining themself may choose a client seed")
     role = GM if command.as_gm else PLAYER
     # A promotion without a new client seed keeps the one the player joined with.
     client_seed = command.client_seed or (member.client_seed if member else "")

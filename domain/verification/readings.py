@@ -172,7 +172,10 @@ def readings(
         start = cmd.StartSession(head.session_id, head.title, commitment, head.manual_dice_allowed)
         return [Reading(head.gm, start)]
     if isinstance(head, ev.PlayerJoined):
-        join = cmd.JoinSession(head.name, head.client_seed, head.role == GM)
+        # A promotion keeps the client seed the player joined with; the command names none.
+        known = state.members.get(head.name)
+        kept = known is not None and known.client_seed == head.client_seed
+        join = cmd.JoinSession(head.name, "" if kept else head.client_seed, head.role == GM)
         return [Reading(head.added_by, join)]
     if isinstance(head, ev.RollRequested):
         return _request(head, upcoming, final)

@@ -75,6 +75,7 @@ class Joined:
     name: str
     role: str
     token: str
+    checkpoint: str | None = None  # the signed checkpoint after the join
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +222,10 @@ class AccessService:
         return joined
 
     def _redeem(self, session_id: str, code_hash: str, name: str, client_seed: str) -> Joined:
-        member = self._admitted(session_id, code_hash, name, client_seed).member
-        return Joined(session_id, member.name, member.role, self._issue(session_id, member.name))
+        joined = self._admitted(session_id, code_hash, name, client_seed)
+        member = joined.member
+        token = self._issue(session_id, member.name)
+        return Joined(session_id, member.name, member.role, token, joined.checkpoint)
 
     def admit(self, session_id: str, code: str, name: str, client_seed: str = "") -> MemberResult:
         """Redeem an invite for a member who needs no token (one identified elsewhere)."""
@@ -247,7 +250,8 @@ class AccessService:
         if redeemed_by != name or self._store.was_revoked(session_id, name):
             raise PermissionDeniedError("the invite code is unknown, used or expired")
         role = self._app.members(session_id)[name]
-        return Joined(session_id, name, role, self._issue(session_id, name))
+        latest = self._app.proofs.latest(session_id)  # nothing new was signed: the latest
+        return Joined(session_id, name, role, self._issue(session_id, name), latest)
 
     def members(self, credential: Credential) -> list[MemberAccess]:
         """List the session's members with their live tokens (GM only)."""

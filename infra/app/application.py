@@ -9,7 +9,7 @@ decides, appends, and reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +22,7 @@ from diceledger.domain.errors import (
     ReadOnlyError,
     unknown_session,
 )
+from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.luck import luck_steps
@@ -31,8 +32,10 @@ from diceledger.domain.projections.timeline import hidden_from, timeline
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import PlayerJoined, RollRequested
+from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Report
 from diceledger.infra.app.feed import SessionFeed
+from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
     DisputeResult,
     ExportResult,
@@ -50,9 +53,11 @@ from diceledger.infra.app.results import (
     SessionStartedResult,
     StatisticsResult,
 )
+from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.projections.checkpoints import Status
 from diceledger.infra.projections.wiring import PersistedProjection
 from diceledger.infra.sessions import Appended, Outcome, SessionService, Vault
+from diceledger.infra.signing import Keyring
 from diceledger.infra.store.port import EventStore
 
 # Called with how many events were just folded (a progress bar's advance).
@@ -79,21 +84,27 @@ class Application:
         engine: Engine | None = None,
         full_url: str | None = None,
         on_appended: Appended | None = None,
+        ledger: CheckpointLedger | None = None,
+        keyring: Keyring | None = None,
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
         ``url`` is safe to show (no password); ``full_url`` is what other processes of the
         same server connect with. ``on_appended`` is told of every append (live streams).
+        With a ``ledger`` (and the ``keyring`` it signs with), every append is signed and
+        every command's result carries its checkpoint.
         """
         self._store = store
         self._url = url
         self._full_url = full_url or url
         self._engine = engine
+        self._ledger = ledger
         self._sessions = (
-            SessionService(store, vault)
+            SessionService(store, vault, ledger=ledger)
             if on_appended is None
-            else SessionService(store, vault, on_appended=on_appended)
+            else SessionService(store, vault, on_appended=on_appended, ledger=ledger)
         )
+        self.proofs = Proofs(store, self._sessions, ledger, keyring)
 
     @property
     def url(self) -> str:
@@ -127,6 +138,7 @@ class Application:
             state.creator,
             state.epoch.commitment,
             _records(outcome),
+            _note(outcome),
         )
 
     def join(self, actor: str, session_id: str, command: cmd.JoinSession) -> MemberResult:
@@ -136,7 +148,7 @@ class Application:
             # The name as the session keeps it (normalised), not necessarily as typed.
             joined = next(e for _, e in outcome.appended if isinstance(e, PlayerJoined))
             member = replace(outcome.state.members[joined.name])
-            return MemberResult(session_id, member, _records(outcome))
+            return MemberResult(session_id, member, _records(outcome), _note(outcome))
 
     def request_roll(
         self, actor: str, session_id: str, command: cmd.RequestRoll | cmd.RequestOpposed
@@ -145,7 +157,7 @@ class Application:
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
             roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
-            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome), _note(outcome))
 
     def reroll(self, actor: str, session_id: str, command: cmd.Reroll) -> RollResult:
         """Spend rerolls on chosen dice of a roll awaiting them (R11)."""
@@ -164,7 +176,9 @@ class Application:
         with self._sessions.locked(session_id):
             outcome = self._sessions.reveal_seed(session_id, actor)
             revealed, current = outcome.state.epochs[-2:]
-            return SeedRevealResult(session_id, revealed, current, _records(outcome))
+            return SeedRevealResult(
+                session_id, revealed, current, _records(outcome), _note(outcome)
+            )
 
     def end_session(
         self, actor: str, session_id: str, dispute_window: int | None = None
@@ -177,12 +191,15 @@ class Application:
             outcome = self._sessions.end(session_id, actor, dispute_window)
             state = outcome.state
             last = replace(state.epochs[-1])
-            return SessionEndResult(session_id, last, state.disputes_until, _records(outcome))
+            until = state.disputes_until
+            return SessionEndResult(session_id, last, until, _records(outcome), _note(outcome))
 
     def open_dispute(self, actor: str, session_id: str, roll_id: int, reason: str) -> DisputeResult:
         """Dispute a roll the actor can see."""
         outcome = self._sessions.execute(session_id, actor, cmd.OpenDispute(roll_id, reason))
-        return DisputeResult(session_id, roll_id, actor, "open", reason, _records(outcome))
+        return DisputeResult(
+            session_id, roll_id, actor, "open", reason, _records(outcome), _note(outcome)
+        )
 
     def resolve_dispute(
         self, actor: str, session_id: str, command: cmd.ResolveDispute
@@ -191,7 +208,13 @@ class Application:
         outcome = self._sessions.execute(session_id, actor, command)
         ruling = cmd.Ruling(command.outcome).value
         return DisputeResult(
-            session_id, command.roll_id, actor, ruling, command.note, _records(outcome)
+            session_id,
+            command.roll_id,
+            actor,
+            ruling,
+            command.note,
+            _records(outcome),
+            _note(outcome),
         )
 
     # -- reads ------------------------------------------------------------------------------
@@ -322,14 +345,27 @@ class Application:
             version, ended = state.version, state.ended
         records = self._store.read_stream(session_id)
         lines = export_lines(r for r in records if r.stream_version <= version)
-        return ExportResult(session_id, version, ended, lines)
+        proof = self.proofs.export_proof(session_id, version)
+        return ExportResult(session_id, version, ended, lines, proof)
 
-    def import_file(self, path: Path) -> ImportResult:
-        """Append an export's events to this store, after verifying every session in it."""
-        from diceledger.infra.exporting import import_export
+    def import_file(
+        self,
+        path: Path,
+        proof: ExportProof | None = None,
+        trusted: Sequence[VerifierKey] = (),
+        allow_unsigned: bool = False,
+    ) -> ImportResult:
+        """Append an export's events to this store, after verifying every session in it.
 
-        events, appended = import_export(self._store, path)
-        return ImportResult(events, appended)
+        Each session must come with a checkpoint in ``proof`` signed by a key this store
+        trusts (its own, or one of ``trusted``) and heading exactly the file's events; a
+        session new to the store may come without one when ``allow_unsigned`` says so.
+        """
+        from diceledger.infra.signed_exports import import_signed
+
+        keys = (*self.proofs.trusted(), *trusted)
+        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned)
+        return ImportResult(done.events, done.appended, done.checkpoints)
 
     def projections(self) -> list[ProjectionStatus]:
         """Return how far each persisted projection has read the store."""
@@ -360,7 +396,7 @@ class Application:
     ) -> RollResult:
         with self._sessions.locked(session_id):
             outcome = self._sessions.execute(session_id, actor, command)
-            return RollResult.of(outcome.state, roll_id, actor, _records(outcome))
+            return RollResult.of(outcome.state, roll_id, actor, _records(outcome), _note(outcome))
 
     def _persisted(self) -> list[tuple[str, PersistedProjection]]:
         from diceledger.infra.projections.wiring import session_directory, statistics_projection
@@ -377,3 +413,7 @@ def _status(label: str, status: Status, folded: int = 0, seconds: float = 0.0) -
 
 def _records(outcome: Outcome) -> tuple[RecordedEvent, ...]:
     return tuple(record for record, _ in outcome.appended)
+
+
+def _note(outcome: Outcome) -> str | None:
+    return None if outcome.checkpoint is None else str(outcome.checkpoint)

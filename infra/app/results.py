@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from diceledger.domain.dice.request import RerollScope
+from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.directory import Entry
 from diceledger.domain.projections.luck import LuckStep
@@ -33,10 +34,16 @@ class RollResult:
     reroll_scope: RerollScope
     view: JsonObject
     appended: tuple[RecordedEvent, ...] = ()
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
     @classmethod
     def of(
-        cls, state: SessionState, roll_id: int, viewer: str, appended: tuple[RecordedEvent, ...]
+        cls,
+        state: SessionState,
+        roll_id: int,
+        viewer: str,
+        appended: tuple[RecordedEvent, ...],
+        checkpoint: str | None = None,
     ) -> RollResult:
         """Snapshot roll ``roll_id`` of ``state`` for ``viewer``."""
         roll = state.rolls[roll_id]
@@ -50,6 +57,7 @@ class RollResult:
             reroll_scope=action.scope,
             view=roll_view(state, roll, viewer),
             appended=appended,
+            checkpoint=checkpoint,
         )
 
 
@@ -62,6 +70,7 @@ class SessionStartedResult:
     gm: str
     commitment: str
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +80,7 @@ class MemberResult:
     session_id: str
     member: Member
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +91,7 @@ class SeedRevealResult:
     revealed: Epoch
     current: Epoch
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +102,7 @@ class SessionEndResult:
     last_epoch: Epoch
     disputes_until: datetime | None
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +115,7 @@ class DisputeResult:
     outcome: str  # "open", "upheld" or "voided"
     note: str | None
     appended: tuple[RecordedEvent, ...]
+    checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,14 +165,16 @@ class ExportResult:
     events: int
     ended: bool  # an open session's seed stays in this store
     lines: Iterator[str]
+    proof: ExportProof | None = None  # the signed checkpoint of exactly these events
 
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """What an import read and what it appended."""
+    """What an import read and what it appended, and each session's checkpoint after it."""
 
     events: int
     appended: int
+    checkpoints: tuple[tuple[str, str], ...] = ()  # (session id, signed checkpoint)
 
 
 @dataclass(frozen=True, slots=True)

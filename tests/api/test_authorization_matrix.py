@@ -122,6 +122,9 @@ PREPARE: dict[tuple[str, str], Prepare] = {
         {"roll_id": s.roll(actor(c), CHECK)}, {"reason": "the die fell off"}
     ),
     ("GET", ROLL + "/review"): lambda s, c: Call({"roll_id": s.visible_roll}),
+    ("GET", ROLL + "/receipt"): lambda s, c: Call({"roll_id": s.visible_roll}),
+    ("GET", SESSION + "/proof/inclusion"): lambda s, c: Call(query={"position": 1}),
+    ("GET", SESSION + "/proof/consistency"): lambda s, c: Call(query={"from": 1}),
     ("POST", ROLL + "/ruling"): lambda s, c: Call(
         {"roll_id": s.disputed_roll()}, {"outcome": "upheld"}
     ),

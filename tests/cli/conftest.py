@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,6 +45,14 @@ class Ledger:
         result = self.run(actor, *args)
         assert result.exit_code == 0, result.output
         assert result.stderr == ""
+        return result.stdout
+
+    def export(self, actor: str, session: str, path: Path) -> str:
+        """Export a session; an open one's export warns (its seed stays here), and only that."""
+        result = self.run(actor, "export", session, "-o", str(path))
+        assert result.exit_code == 0, result.output
+        warned = result.stderr.strip()
+        assert warned == "" or (warned.startswith("warning: ") and "still open" in warned)
         return result.stdout
 
     def data(self, actor: str, *args: str) -> Any:

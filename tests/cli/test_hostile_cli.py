@@ -156,4 +156,4 @@ def test_disputes_stay_open_for_the_days_the_gm_gives_at_the_end(
     with freeze_time(ended + timedelta(days=2, minutes=1)):
         error = ledger.refused("bob", "dispute", "open", table, "1", "--reason", "late")
         assert error.endswith("its dispute window closed at 2026-12-01T23:00:00.000000Z")
-    assert ledger.ok("ann", "verify", table).endswith("every outcome hold\n")
+    assert "every outcome hold" in ledger.ok("ann", "verify", table)

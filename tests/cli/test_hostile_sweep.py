@@ -49,6 +49,11 @@ TEMPLATES = [
     "serve --port {v}",  # every hostile value is refused before a server could start
     "serve --workers {v}",
     "discord register --app-id {v} --dry-run",  # a dry run: nothing is sent anywhere
+    "checkpoint {v}",
+    "receipt {s} {v}",
+    "receipt {v} 1",
+    "verify {s} --checkpoint {f}",
+    "verify --receipt {f}",
     "roll {s} {v}",
     "roll {s} 1d6 --label {v}",
     "roll {s} 1d6 --salt {v}",
@@ -138,7 +143,11 @@ def assert_clean(result: Result, args: list[str]) -> None:
     lines = result.stderr.splitlines()
     if result.exit_code == 1:
         # verify reports what it checked before the failure it names; others print nothing.
-        first = ("Error: ", "FAILED at ") if args[0] == "verify" else ("Error: ",)
+        first = (
+            ("Error: ", "FAILED at ", "CHECKPOINT FAILED: ")
+            if args[0] == "verify"
+            else ("Error: ",)
+        )
         assert result.stdout == "" or args[0] == "verify", where
         assert len(lines) == 1 and lines[0].startswith(first), (where, result.stderr[:300])
     if result.exit_code == 2:

@@ -22,7 +22,9 @@ BASE = "http://127.0.0.1:8000"
 @pytest.fixture(scope="module")
 def demo() -> Iterator[DemoTable]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DICELEDGER_SEED_KEY", "")  # prepare_demo points it at its own folder
+        # prepare_demo points both keys at its own folder; restored after the module.
+        patch.setenv("DICELEDGER_SEED_KEY", "")
+        patch.setenv("DICELEDGER_SIGNING_KEY", "")
         table = prepare_demo(BASE)
         try:
             yield table

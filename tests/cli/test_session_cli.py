@@ -52,6 +52,7 @@ def test_player_joins_with_a_client_seed(ledger: Ledger, table: str) -> None:
 def test_join_answers_with_the_members_role(ledger: Ledger, table: str) -> None:
     assert ledger.ok("cat", "session", "join", table) == f"cat joined {table} as player\n"
     joined = ledger.data("dan", "session", "join", table)
+    assert joined.pop("checkpoint").startswith(f"localhost/diceledger/{table}\n")
     assert joined == {"session_id": table, "name": "dan", "role": "player"}
 
 

@@ -35,7 +35,13 @@ def test_export_then_import_twice_appends_once(ledger: Ledger, table: str, tmp_p
     path = tmp_path / "tomb.jsonl"
     out = json.loads(export_open(ledger, "gm", table, path, "--json"))
     count = len(ledger.events(table))
-    assert out == {"session_id": table, "events": count, "file": str(path), "open": True}
+    assert out == {
+        "session_id": table,
+        "events": count,
+        "file": str(path),
+        "open": True,
+        "proof": f"{path}.proof.json",
+    }
     other = f"sqlite:///{tmp_path / 'other.sqlite'}"
     assert import_into(other, path) == (
         0,

@@ -71,7 +71,7 @@ def test_verify_says_it_trusted_the_log_alone() -> None:
     code, output = verify(FOLDER / "truncated.jsonl")
     assert code == 0
     assert "checked against: the log alone" in output
-    assert "only a kept checkpoint shows nothing was cut from its end" in output
+    assert "only a kept checkpoint (--checkpoint) shows nothing was cut from its end" in output
     _, as_json = verify(FOLDER / "truncated.jsonl", "--json")
     assert json.loads(as_json)["anchor"] == "log-alone"
 

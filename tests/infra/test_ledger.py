@@ -23,6 +23,7 @@ from diceledger.domain.errors import (
     LogTamperedError,
     NotFoundError,
     SignatureError,
+    UnsignedHistoryError,
 )
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.merkle import MerkleTree, verify_inclusion
@@ -193,9 +194,30 @@ def test_a_deleted_last_event_stops_the_session(table: Table) -> None:
     before = table.ledger.latest(SESSION)
     table.drop_triggers()
     table.delete(3)
-    with pytest.raises(LogTamperedError, match="version 3 .* is not the event this server signed"):
-        table.play(1)  # the store takes version 3 again; the ledger signed another one
+    with pytest.raises(LogTamperedError, match="lost 1 of the 3 events this server signed"):
+        table.play(1)
     assert table.ledger.latest(SESSION) == before
+    assert table.store.current_version(SESSION) == 2  # refused before anything was appended
+
+
+def test_a_last_event_replaced_by_another_path_stops_the_session(table: Table) -> None:
+    table.play(3)
+    before = table.ledger.latest(SESSION)
+    table.drop_triggers()
+    table.delete(3)
+    table.store.append(SESSION, [new_event(face=20)], expected_version=2)  # past the ledger
+    with pytest.raises(LogTamperedError, match="version 3 .* is not the event this server signed"):
+        table.play(1)
+    assert table.ledger.latest(SESSION) == before
+    assert table.store.current_version(SESSION) == 3
+
+
+def test_a_forged_insert_is_refused_before_the_append(table: Table) -> None:
+    table.play(2)
+    table.forge_insert()
+    with pytest.raises(UnsignedHistoryError, match="versions 3 to 3"):
+        table.play(1)
+    assert table.store.current_version(SESSION) == 3  # the forged row, and nothing of ours
 
 
 def test_a_deleted_earlier_event_stops_the_session(table: Table) -> None:
@@ -296,12 +318,12 @@ def test_writers_racing_on_one_session_each_get_their_events_signed(table: Table
 def test_a_session_recorded_before_signing_is_adopted_once_then_extended(table: Table) -> None:
     table.store.append(SESSION, [new_event(face=n) for n in range(7)], expected_version=0)
     with pytest.raises(LogTamperedError, match="versions 1 to 7"):
-        table.play(1)  # refused: the ledger never saw versions 1 to 7 appended
+        table.play(1)  # refused, appending nothing: the ledger never saw versions 1 to 7
     adopted = table.ledger.adopt(SESSION)
-    assert adopted.checkpoint.size == 8
+    assert adopted.checkpoint.size == 7
     assert adopted.checkpoint.root == MerkleTree(table.hashes()).root()
     _, signed = table.play(2)
-    check_extends(adopted.checkpoint, signed.checkpoint, table.ledger.consistency(SESSION, 8))
+    check_extends(adopted.checkpoint, signed.checkpoint, table.ledger.consistency(SESSION, 7))
     assert table.ledger.adopt(SESSION) == signed  # nothing left to adopt
 
 

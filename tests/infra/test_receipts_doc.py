@@ -18,8 +18,9 @@ from diceledger.domain.merkle import (
     verify_consistency,
     verify_inclusion,
 )
+from diceledger.domain.receipt import Receipt, ReceiptEntry, verify_receipt
 from diceledger.domain.signed_note import SignedNote, VerifierKey
-from diceledger.infra.signing import SigningKey, open_signed_checkpoint
+from diceledger.infra.signing import SigningKey, ed25519_check, open_signed_checkpoint
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 
@@ -93,3 +94,29 @@ def test_the_documented_checkpoint_is_the_signed_head_of_the_three_events() -> N
     assert opened.session_id == "crypt-1a2b3c"
     key = SigningKey.from_seed(v["key name"], bytes.fromhex(v["private seed"]))
     assert str(key.sign_checkpoint(body)) == text
+
+
+def documented_receipt() -> str:
+    (receipt,) = re.findall(r"```receipt\n(.*?)```", page(), flags=re.S)
+    return str(receipt)
+
+
+def test_the_documented_receipt_is_the_one_the_code_builds_and_it_verifies() -> None:
+    v = values()
+    receipt = Receipt.parse(documented_receipt())
+    (entry,) = receipt.entries
+    assert entry.leaf().hex() == v["receipt leaf"]  # the leaf is the event's chain hash
+    tree = MerkleTree([bytes.fromhex(v["leaf 0"]), bytes.fromhex(v["leaf 1"]), entry.leaf()])
+    assert tree.root().hex() == v["receipt root"]
+    assert entry.proof == tree.inclusion(2, 3)
+    assert entry.proof.hashes == (bytes.fromhex(v["node 0-1"]),)
+    key = SigningKey.from_seed(v["key name"], bytes.fromhex(v["private seed"]))
+    signed = key.sign_checkpoint(Checkpoint("dice.example/diceledger/crypt-1a2b3c", 3, tree.root()))
+    assert receipt.checkpoint == str(signed)
+    assert receipt.verifier_key == v["verifier key"]
+    rebuilt = Receipt(
+        str(signed), (ReceiptEntry(entry.record, tree.inclusion(2)),), v["verifier key"]
+    )
+    assert rebuilt.to_json() == documented_receipt()
+    verified = verify_receipt(receipt, [VerifierKey.parse(v["verifier key"])], ed25519_check)
+    assert verified.records[0]["event_type"] == "SeedCommitted"

@@ -25,6 +25,7 @@ def dispute_json(result: DisputeResult) -> JsonObject:
         "by": result.by,
         "outcome": result.outcome,
         "note": result.note,
+        "checkpoint": result.checkpoint,
     }
 
 

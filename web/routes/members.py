@@ -34,5 +34,13 @@ def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> 
 @router.post("/{name}/co-gm")
 def make_co_gm(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Make a player a co-GM (GM)."""
-    joined = web.access.make_co_gm(member, name).member
-    return answer({"session_id": session_id, "name": joined.name, "role": joined.role})
+    made = web.access.make_co_gm(member, name)
+    joined = made.member
+    return answer(
+        {
+            "session_id": session_id,
+            "name": joined.name,
+            "role": joined.role,
+            "checkpoint": made.checkpoint,
+        }
+    )

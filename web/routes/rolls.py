@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from diceledger.domain.json import JsonObject
 from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.results import RollResult
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
@@ -14,6 +15,11 @@ from diceledger.web.idempotent import run_once
 from diceledger.web.schemas import RerollBody, RollBody
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls", tags=["rolls"])
+
+
+def roll_json(result: RollResult) -> JsonObject:
+    """Return a roll command's answer: the roll as the CLI's --json shows it, and its checkpoint."""
+    return {**result.view, "checkpoint": result.checkpoint}
 
 
 def _draws(web: WebServices, token_id: str) -> None:
@@ -29,7 +35,7 @@ def request_roll(
 
     def rolled() -> JsonObject:
         command = body.command(member.member)
-        return web.app.request_roll(member.member, session_id, command).view
+        return roll_json(web.app.request_roll(member.member, session_id, command))
 
     return run_once(request, web, member.token_id, body, rolled, status=201, required=True)
 
@@ -55,7 +61,7 @@ def reroll(
     command = cmd.Reroll(roll_id, tuple(body.dice), faces)
 
     def rerolled() -> JsonObject:
-        return web.app.reroll(member.member, session_id, command).view
+        return roll_json(web.app.reroll(member.member, session_id, command))
 
     return run_once(request, web, member.token_id, body, rerolled, required=True)
 
@@ -67,7 +73,7 @@ def accept(
     """Accept a roll awaiting rerolls as it stands."""
 
     def accepted() -> JsonObject:
-        return web.app.accept(member.member, session_id, roll_id).view
+        return roll_json(web.app.accept(member.member, session_id, roll_id))
 
     return run_once(request, web, member.token_id, None, accepted)
 
@@ -79,6 +85,6 @@ def reveal(
     """Show a blind roll to the players (GM)."""
 
     def revealed() -> JsonObject:
-        return web.app.reveal_roll(member.member, session_id, roll_id).view
+        return roll_json(web.app.reveal_roll(member.member, session_id, roll_id))
 
     return run_once(request, web, member.token_id, None, revealed)

@@ -31,6 +31,7 @@ def open_session(body: NewSession, web: Services) -> Response:
             "gm": started.gm,
             "gm_token": opened.gm_token,
             "commitment": started.commitment,
+            "checkpoint": started.checkpoint,
         },
         201,
     )
@@ -46,7 +47,15 @@ def join(session_id: str, body: JoinRequest, request: Request, web: Services) ->
     web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
     key = request.headers.get(IDEMPOTENCY_KEY)
     joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
-    return answer({"player_token": joined.token, "name": joined.name, "role": joined.role}, 201)
+    return answer(
+        {
+            "player_token": joined.token,
+            "name": joined.name,
+            "role": joined.role,
+            "checkpoint": joined.checkpoint,
+        },
+        201,
+    )
 
 
 @router.get("/{session_id}")
@@ -68,6 +77,7 @@ def reveal_seed(session_id: str, member: Member, request: Request, web: Services
             "commitment": result.revealed.commitment,
             "next_epoch": result.current.number,
             "next_commitment": result.current.commitment,
+            "checkpoint": result.checkpoint,
         }
 
     return run_once(request, web, member.token_id, None, revealed)
@@ -78,8 +88,15 @@ def end(session_id: str, member: Member, request: Request, web: Services) -> Res
     """End the session (GM): waiting rolls resolve as they stand, the seed is revealed."""
 
     def ended() -> JsonObject:
-        epoch = web.app.end_session(member.member, session_id).last_epoch
-        return {"session_id": session_id, "ended": True, "epoch": epoch.number, "seed": epoch.seed}
+        ended = web.app.end_session(member.member, session_id)
+        epoch = ended.last_epoch
+        return {
+            "session_id": session_id,
+            "ended": True,
+            "epoch": epoch.number,
+            "seed": epoch.seed,
+            "checkpoint": ended.checkpoint,
+        }
 
     return run_once(request, web, member.token_id, None, ended)
 

@@ -1,0 +1,245 @@
+"""The application signs every append, refuses to sign what it did not append, and proves it.
+
+Played through ``Application`` on SQLite and PostgreSQL, as the CLI and the server use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from diceledger.domain.audit import Claim
+from diceledger.domain.checkpoint import SignedCheckpoint, check_extends
+from diceledger.domain.dice.request import Target
+from diceledger.domain.errors import (
+    LogTamperedError,
+    NotFoundError,
+    UnsignedHistoryError,
+    VerificationError,
+)
+from diceledger.domain.merkle import MerkleTree, verify_consistency, verify_inclusion
+from diceledger.domain.receipt import Receipt, verify_receipt
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.application import Application
+from diceledger.infra.bootstrap import bootstrap, in_memory
+from diceledger.infra.db import make_engine
+from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import SeedVault
+from tests.infra.owner_rights import Owner
+from tests.infra.support import database_url
+
+CHECK = cmd.RequestRoll("check", "1d20+2", target=Target(12))
+
+
+@dataclass
+class Signed:
+    """An application on a SQL store with its own signing key, and the store's URL."""
+
+    app: Application
+    url: str
+    keyring: Keyring
+    engines: list[Engine] = field(default_factory=list)
+
+    def opened(self, note: str | None) -> SignedCheckpoint:
+        assert note is not None
+        return open_signed_checkpoint(note, self.keyring.trusted())
+
+    def owner(self, session_id: str) -> Owner:
+        self.engines.append(make_engine(self.url))
+        return Owner(self.engines[-1], session_id)
+
+    def table(self) -> str:
+        sid = self.app.start_session("gm", "Tomb of Ash").session_id
+        self.app.join("ann", sid, cmd.JoinSession("ann", "ann's words"))
+        self.app.request_roll("ann", sid, CHECK)
+        return sid
+
+    def records(self, session_id: str) -> list[RecordedEvent]:
+        engine = make_engine(self.url)
+        try:
+            return list(SqlEventStore(engine).read_stream(session_id))
+        finally:
+            engine.dispose()
+
+    def version(self, session_id: str) -> int:
+        return self.app.session("gm", session_id).state.version
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    ]
+)
+def signed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Signed]:
+    url = database_url(request.param, request)
+    assert url is not None
+    key = tmp_path / "signing.key"
+    built = Signed(bootstrap(url, signing_key=key), url, Keyring(key))
+    try:
+        yield built
+    finally:
+        built.app.close()
+        for engine in built.engines:
+            engine.dispose()
+
+
+def test_every_command_answers_with_the_checkpoint_it_produced(signed: Signed) -> None:
+    app = signed.app
+    started = app.start_session("gm", "Tomb of Ash")
+    sid = started.session_id
+    notes = [
+        started.checkpoint,
+        app.join("ann", sid, cmd.JoinSession("ann")).checkpoint,
+        app.request_roll("ann", sid, CHECK).checkpoint,
+        app.open_dispute("ann", sid, 1, "it fell").checkpoint,
+        app.resolve_dispute("gm", sid, cmd.ResolveDispute(1, cmd.Ruling.UPHELD)).checkpoint,
+        app.reveal_seed("gm", sid).checkpoint,
+        app.end_session("gm", sid).checkpoint,
+    ]
+    heads = [signed.opened(note) for note in notes]
+    sizes = [head.checkpoint.size for head in heads]
+    assert sizes == sorted(set(sizes)) and sizes[-1] == signed.version(sid)
+    assert heads[-1].checkpoint.origin == f"localhost/diceledger/{sid}"
+    leaves = [bytes.fromhex(r.hash) for r in signed.records(sid)]
+    assert heads[-1].checkpoint.root == MerkleTree(leaves).root()
+    for earlier in heads[:-1]:
+        proof = app.proofs.consistency(sid, earlier.checkpoint.size).proof
+        check_extends(earlier.checkpoint, heads[-1].checkpoint, proof)
+
+
+def test_the_in_memory_application_signs_nothing() -> None:
+    app = in_memory()
+    started = app.start_session("gm", "Tomb of Ash")
+    assert started.checkpoint is None
+    with pytest.raises(NotFoundError, match="signs no checkpoints"):
+        app.proofs.checkpoint(started.session_id)
+
+
+def test_a_forged_insert_stops_the_session_loudly_and_nothing_is_appended(
+    signed: Signed,
+) -> None:
+    sid = signed.table()
+    before = signed.app.proofs.latest(sid)
+    owner = signed.owner(sid)
+    owner.forge_insert()  # the events table takes INSERTs: no trigger stands in the way
+    forged_at = owner.store.current_version(sid)
+    with pytest.raises(UnsignedHistoryError, match=f"versions {forged_at} to {forged_at}"):
+        signed.app.request_roll("ann", sid, CHECK)
+    assert owner.store.current_version(sid) == forged_at
+    assert signed.app.proofs.latest(sid) == before
+
+
+def test_a_deleted_row_stops_the_session_loudly_and_nothing_is_appended(signed: Signed) -> None:
+    sid = signed.table()
+    before = signed.app.proofs.latest(sid)
+    owner = signed.owner(sid)
+    owner.drop_triggers()
+    size = owner.store.current_version(sid)
+    owner.delete_after(size - 1)
+    with pytest.raises(LogTamperedError, match=f"lost 1 of the {size} events"):
+        signed.app.request_roll("ann", sid, CHECK)
+    assert owner.store.current_version(sid) == size - 1
+    assert signed.app.proofs.latest(sid) == before
+
+
+def test_a_session_from_before_signing_is_refused_until_an_operator_adopts_it(
+    signed: Signed,
+) -> None:
+    engine = make_engine(signed.url)
+    unsigned = Application(SqlEventStore(engine), SeedVault(engine), "old", engine)
+    sid = unsigned.start_session("gm", "Older than the ledger").session_id
+    unsigned.join("ann", sid, cmd.JoinSession("ann"))
+    with pytest.raises(UnsignedHistoryError, match="versions 1 to 4"):
+        signed.app.request_roll("ann", sid, CHECK)
+    assert signed.version(sid) == 4  # refused before anything was appended
+    assert signed.app.proofs.unsigned_sessions() == [sid]
+    adopted = signed.app.proofs.adopt(sid)
+    assert adopted.adopted == 4
+    rolled = signed.app.request_roll("ann", sid, CHECK)
+    assert signed.opened(rolled.checkpoint).checkpoint.size == signed.version(sid)
+    assert signed.app.proofs.unsigned_sessions() == []
+    engine.dispose()
+
+
+def test_adoption_refuses_a_session_that_does_not_verify(signed: Signed) -> None:
+    sid = signed.table()
+    owner = signed.owner(sid)
+    owner.forge_insert("RollForged", roll_id=1)  # no event of the session's: it cannot verify
+    with pytest.raises(VerificationError, match="does not verify .*nothing signed"):
+        signed.app.proofs.adopt(sid)
+    assert signed.app.proofs.unsigned_sessions() == [sid]
+
+
+def test_an_inclusion_proof_by_store_position_leads_to_the_signed_root(signed: Signed) -> None:
+    sid = signed.table()
+    head = signed.app.proofs.checkpoint(sid).signed.checkpoint
+    for record in signed.records(sid):
+        shown = signed.app.proofs.inclusion(sid, record.position)
+        assert shown.event.stream_version == record.stream_version
+        verify_inclusion(bytes.fromhex(record.hash), shown.proof, head.root)
+    with pytest.raises(NotFoundError, match="no event at position"):
+        signed.app.proofs.inclusion(sid, 10**6)
+
+
+def test_a_consistency_proof_joins_any_two_signed_sizes(signed: Signed) -> None:
+    sid = signed.table()
+    first = signed.app.proofs.checkpoint(sid).signed.checkpoint
+    signed.app.request_roll("ann", sid, CHECK)
+    later = signed.app.proofs.consistency(sid, first.size)
+    assert later.checkpoint is not None
+    verify_consistency(later.proof, first.root, signed.opened(later.checkpoint).checkpoint.root)
+
+
+def test_a_receipt_holds_the_rolls_events_its_seed_commitment_and_the_rollers_join(
+    signed: Signed,
+) -> None:
+    sid = signed.table()
+    receipt = Receipt.parse(signed.app.proofs.receipt("ann", sid, 1).to_json())
+    kinds = [entry.record["event_type"] for entry in receipt.entries]
+    assert kinds[:3] == ["SeedCommitted", "PlayerJoined", "RollRequested"]
+    assert kinds[-1] == "CheckResolved"
+    assert receipt.verifier_key == str(signed.keyring.current().verifier)
+    verify_receipt(receipt, signed.keyring.trusted(), ed25519_check)
+
+
+def test_a_hidden_blind_rolls_receipt_is_for_a_gm_only(signed: Signed) -> None:
+    sid = signed.table()
+    blind = cmd.RequestRoll("check", "1d20", target=Target(10), blind=True, on_behalf_of="orc")
+    roll_id = signed.app.request_roll("gm", sid, blind).roll.roll_id
+    with pytest.raises(NotFoundError, match=f"no roll {roll_id}"):
+        signed.app.proofs.receipt("ann", sid, roll_id)
+    assert signed.app.proofs.receipt("gm", sid, roll_id).entries
+    signed.app.reveal_roll("gm", sid, roll_id)
+    assert signed.app.proofs.receipt("ann", sid, roll_id).entries
+
+
+def test_an_export_carries_the_checkpoint_of_exactly_its_events(signed: Signed) -> None:
+    sid = signed.table()
+    exported = signed.app.export("gm", sid)
+    assert exported.proof is not None
+    (note,) = exported.proof.checkpoints
+    assert signed.opened(note).checkpoint.size == exported.events == len(list(exported.lines))
+    assert exported.proof.verifier_keys == tuple(str(k) for k in signed.keyring.trusted())
+
+
+def test_the_audit_names_a_rewritten_log_against_a_kept_checkpoint(signed: Signed) -> None:
+    sid = signed.table()
+    kept = Claim("ann's", str(signed.app.proofs.checkpoint(sid).signed))
+    assert signed.app.proofs.audit(sid, [kept]).ok
+    owner = signed.owner(sid)
+    owner.drop_triggers()
+    size = owner.store.current_version(sid)
+    owner.rewind(size - 3)  # the roll's events, and its checkpoints, gone
+    audit = signed.app.proofs.audit(sid, [kept])
+    assert not audit.ok
+    # ann's kept checkpoint names the removal; the store's own latest one may fail too,
+    # depending on whether the rewind reached the rows of its checkpoints.
+    failed = {finding.source: finding.detail for finding in audit.findings if not finding.ok}
+    assert "events were removed" in failed["ann's"]

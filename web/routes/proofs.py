@@ -1,0 +1,102 @@
+"""Signed logs over HTTP: the server's keys, checkpoints, Merkle proofs and roll receipts.
+
+What a browser needs to keep a checkpoint and hold the server to it: the signed note as
+text, and proofs as JSON with hashes in lowercase hex (docs/verification.md).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from diceledger.domain.json import JsonValue
+from diceledger.web.answers import JSON, answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+
+router = APIRouter(tags=["proofs"])
+SESSION = "/api/v1/sessions/{session_id}"
+
+
+@router.get("/api/v1/keys")
+def keys(web: Services) -> Response:
+    """Return the server's verifier keys: the one signing now, and those retired (anyone)."""
+    found = web.app.proofs.keys()
+    listed: list[JsonValue] = [
+        {"verifier_key": str(key), "name": key.name, "key_id": key.key_id.hex(), "current": now}
+        for key, now in [(found.current, True), *((k, False) for k in found.retired)]
+    ]
+    return answer({"keys": listed})
+
+
+@router.get(SESSION + "/checkpoint")
+def checkpoint(session_id: str, member: Member, web: Services) -> Response:
+    """Return the session's latest signed checkpoint (members)."""
+    result = web.app.proofs.checkpoint(session_id)
+    signed = result.signed.checkpoint
+    return answer(
+        {
+            "session_id": session_id,
+            "size": signed.size,
+            "root": signed.root.hex(),
+            "checkpoint": result.note,
+            "verifier_key": str(result.verifier_key),
+        }
+    )
+
+
+@router.get(SESSION + "/proof/inclusion")
+def inclusion(
+    session_id: str,
+    member: Member,
+    web: Services,
+    position: int = Query(ge=1),
+    size: int | None = Query(default=None, ge=1),
+) -> Response:
+    """Return the proof that the event at store ``position`` is in the signed tree (members)."""
+    result = web.app.proofs.inclusion(session_id, position, size)
+    proof = result.proof
+    return answer(
+        {
+            "session_id": session_id,
+            "position": result.event.position,
+            "stream_version": result.event.stream_version,
+            "leaf_index": proof.index,
+            "tree_size": proof.size,
+            "leaf_hash": result.event.hash,
+            "proof": [value.hex() for value in proof.hashes],
+            "checkpoint": result.checkpoint,
+        }
+    )
+
+
+@router.get(SESSION + "/proof/consistency")
+def consistency(
+    session_id: str,
+    member: Member,
+    web: Services,
+    old_size: int = Query(alias="from", ge=0),
+    new_size: int | None = Query(default=None, alias="to", ge=0),
+) -> Response:
+    """Return the proof that the tree of ``from`` events is a prefix of ``to`` (members).
+
+    ``to`` defaults to the latest signed size; the answer carries that size's checkpoint.
+    """
+    result = web.app.proofs.consistency(session_id, old_size, new_size)
+    proof = result.proof
+    return answer(
+        {
+            "session_id": session_id,
+            "from": proof.old_size,
+            "to": proof.new_size,
+            "proof": [value.hex() for value in proof.hashes],
+            "checkpoint": result.checkpoint,
+        }
+    )
+
+
+@router.get(SESSION + "/rolls/{roll_id}/receipt")
+def receipt(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+    """Return a roll's receipt, checkable offline; a hidden blind roll's for a GM only."""
+    made = web.app.proofs.receipt(member.member, session_id, roll_id)
+    return Response(made.to_json(), media_type=JSON)
