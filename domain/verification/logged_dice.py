@@ -85,11 +85,34 @@ class LoggedDice:
         return Draw(sides, record.face, Provenance(record.source), record.block, record.word)
 
 
+def every_roll_run(upcoming: Sequence[ev.Event], final: bool) -> tuple[Run, bool]:
+    """Return the dice of every roll up to the first event that belongs to no roll.
+
+    The end is the one command that may draw dice for several rolls (the fresh rounds of
+    tied opposed checks), each under a nonce of its own.
+    """
+    run: Run = []
+    for at, event in enumerate(upcoming):
+        if ev.roll_id_of(event) is None:
+            return run, True
+        if isinstance(event, ev.DiceRolled):
+            run += [(at, die) for die in event.dice]
+        elif isinstance(event, ev.DieExploded | ev.DieRerolled):
+            run.append((at, event.die))
+    return run, final
+
+
 def dice_factories(
-    upcoming: Sequence[ev.Event], start: int, roll_id: int, final: bool
+    upcoming: Sequence[ev.Event], start: int, roll_id: int | None, final: bool
 ) -> tuple[DiceFactory, TypedFactory]:
-    """Return the seeded and the typed-in dice of the roll's run from ``start``."""
-    run, complete = roll_run(upcoming, start, roll_id, final)
+    """Return the seeded and the typed-in dice of the roll's run from ``start``.
+
+    Without a roll, the dice of every roll's events up to the first session-wide event.
+    """
+    if roll_id is None:
+        run, complete = every_roll_run(upcoming, final)
+    else:
+        run, complete = roll_run(upcoming, start, roll_id, final)
     last = run[-1][0] if run else 0
 
     def seeded(nonce: int, client_seed: str, salt: str) -> DiceSource:
