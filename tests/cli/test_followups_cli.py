@@ -172,10 +172,12 @@ def test_r6_opposed_check_rolls_both_sides_and_names_the_winner(ledger: Ledger, 
     roll = ledger.data(
         "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "12,5"
     )
+    no_rerolls = {"rerolls_spent": 0, "rerolls_left": 0}
     assert roll["contestants"] == [
-        {"name": "ann", "expression": "1d20+2", "total": 14},
-        {"name": "bob", "expression": "1d20+1", "total": 6},
+        {"name": "ann", "expression": "1d20+2", "total": 14, **no_rerolls},
+        {"name": "bob", "expression": "1d20+1", "total": 6, **no_rerolls},
     ]
+    assert roll["waiting_for"] is None
     assert (roll["winner"], roll["success"], roll["margin"], roll["rounds"]) == ("ann", True, 8, 1)
     assert [(d["side"], d["round"], d["face"]) for d in roll["dice"]] == [(0, 1, 12), (1, 1, 5)]
     out = ledger.ok("ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "3,5")
