@@ -20,7 +20,8 @@ from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
-from diceledger.domain.session.state import AWAITING, Roll
+from diceledger.domain.session.opposed import side_roller, waiting_side
+from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec import from_record
 from diceledger.infra.sessions import SessionService
@@ -74,13 +75,15 @@ def a_roll(rng: random.Random, who: str) -> cmd.RequestRoll:
     )
 
 
-def decider(roll: Roll, rng: random.Random) -> str:
+def decider(state: SessionState, roll: Roll, rng: random.Random) -> str:
     """Return who rerolls or accepts: mostly whoever may, sometimes someone who may not."""
     request = roll.request
-    if rng.random() < 0.2 or request.opponent is None:
-        return request.roller if rng.random() < 0.8 else rng.choice(["gm", *PLAYERS])
-    names = [request.roller, request.opponent.name, "gm"]
-    return rng.choice([name for name in names if name != "orc"])
+    if rng.random() < 0.2:
+        return rng.choice(["gm", *PLAYERS])
+    side = waiting_side(state, roll)
+    if side is None:
+        return request.roller
+    return side_roller(state, request, side) or "gm"
 
 
 def play(service: SessionService, sid: str, rng: random.Random) -> None:
@@ -96,17 +99,19 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
         waiting = [r for r in rolls if r.status == AWAITING]
         if waiting:
             roll = rng.choice(waiting)
-            dice = tuple(rng.sample(range(len(roll.dice) + 2), rng.randint(1, 2)))
+            # An opposed check's side has a die or two in its round; a roll may have more.
+            count = 2 if roll.request.opponent is not None else len(roll.dice) + 2
+            dice = tuple(rng.sample(range(count), rng.randint(1, 2)))
             faces = tuple(rng.randint(1, 4) for _ in dice) if rng.random() < 0.3 else None
             if faces and roll.request.opponent is not None and rng.random() < 0.5:
                 faces += (rng.randint(1, 4), rng.randint(1, 4))  # a fresh round, if it ties
-            service.execute(sid, decider(roll, rng), cmd.Reroll(roll.roll_id, dice, faces))
+            service.execute(sid, decider(state, roll, rng), cmd.Reroll(roll.roll_id, dice, faces))
     elif pick < 0.6:
         waiting = [r for r in rolls if r.status == AWAITING]
         if waiting:
             roll = rng.choice(waiting)
             faces = (rng.randint(1, 4), rng.randint(1, 4)) if rng.random() < 0.2 else None
-            service.execute(sid, decider(roll, rng), cmd.Accept(roll.roll_id, faces))
+            service.execute(sid, decider(state, roll, rng), cmd.Accept(roll.roll_id, faces))
     elif pick < 0.68:
         other = rng.choice(["orc", *PLAYERS])
         actor = rng.choice(["gm", who])
@@ -117,7 +122,7 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
             action_id=rng.choice([None, f"act-{who}", "shared"]),
             rerolls=rng.choice([0, 0, 1, 2]),
             reroll_scope=rng.choice(["effect", "damage"]),
-            opponent_rerolls=rng.choice([0, 0, 1, 2]),
+            opponent_rerolls=rng.choice([0, 1, 2]),
             blind=rng.random() < 0.2,
             faces=tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 4]))) if manual else None,
         )
