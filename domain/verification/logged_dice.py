@@ -59,8 +59,9 @@ def roll_run(
 class LoggedDice:
     """Hand back a command's recorded dice in order, as a dice source."""
 
-    def __init__(self, run: Run, complete: bool, last: int, what: str) -> None:
-        self._run, self._complete, self._last, self._what = run, complete, last, what
+    def __init__(self, run: Run, complete: bool, missing_at: int, what: str) -> None:
+        # ``missing_at``: where a die the log lacks should have been (after its last die).
+        self._run, self._complete, self._missing_at, self._what = run, complete, missing_at, what
         self._used = 0
 
     def draw(self, sides: int) -> Draw:
@@ -69,7 +70,7 @@ class LoggedDice:
             if not self._complete:
                 raise NeedMore
             raise LoggedDiceError(
-                self._last,
+                self._missing_at,
                 f"the rules draw die {self._used + 1} (a d{sides}) {self._what}, the log has none",
             )
         at, record = self._run[self._used]
@@ -113,14 +114,17 @@ def dice_factories(
         run, complete = every_roll_run(upcoming, final)
     else:
         run, complete = roll_run(upcoming, start, roll_id, final)
-    last = run[-1][0] if run else 0
+    # A die the rules draw past the log's is missing right after the last one it has: name
+    # that event, as the chain check names the gap an event cut from the middle leaves
+    # (with no die at all, the command's first event).
+    missing_at = min(run[-1][0] + 1, len(upcoming) - 1) if run else 0
 
     def seeded(nonce: int, client_seed: str, salt: str) -> DiceSource:
         dice = [(at, d) for at, d in run if d.source == Provenance.SEEDED and d.nonce == nonce]
-        return LoggedDice(dice, complete, last, f"under nonce {nonce}")
+        return LoggedDice(dice, complete, missing_at, f"under nonce {nonce}")
 
     def typed(faces: tuple[int, ...]) -> DiceSource:
         dice = [(at, d) for at, d in run if d.source == Provenance.MANUAL]
-        return LoggedDice(dice, complete, last, "typed in")
+        return LoggedDice(dice, complete, missing_at, "typed in")
 
     return seeded, typed

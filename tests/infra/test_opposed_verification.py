@@ -205,3 +205,14 @@ def test_a_version_1_opposed_check_in_an_action_with_rerolls_left_still_verifies
     )
     relabelled = rechain([*records[:at], as_new, *records[at + 1 :]], at)
     assert not verify_records(relabelled, from_record).ok
+
+
+def test_a_die_cut_from_the_end_of_a_command_is_named_where_it_is_missing() -> None:
+    # The chain check and the rules name the same event: the one the cut die stood before.
+    records = play(("ann", cmd.RequestRoll("effect", "1d6", faces=(6, 2))), end=False)
+    at = index_of(records, "DieExploded")
+    cut = rechain([*records[:at], *records[at + 1 :]], at)
+    report = verify_records(cut, from_record)
+    assert report.first_failure is not None and report.first_failure.stream_version == at + 1
+    missing = "RollRequested: the rules draw die 2 (a d6) typed in, the log has none"
+    assert [f.stream_version for f in report.failures if f.reason == missing] == [at + 1]
