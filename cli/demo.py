@@ -196,6 +196,26 @@ def play(tour: Tour, folder: Path) -> None:
         "2",
     )
 
+    tour.scene("Each side of an opposed check rerolls in turn; what is left carries on a tie")
+    tour.run(
+        "bram",
+        "opposed",
+        tour.session,
+        "1d20+1",
+        "--vs",
+        "cara",
+        "1d20+3",
+        "--reroll",
+        "1",
+        "--vs-reroll",
+        "1",
+        "--faces",
+        "4,11",
+    )
+    tour.run("bram", "reroll", tour.session, "10", "--die", "0", "--faces", "13")
+    tour.run("cara", "accept", tour.session, "10", "--faces", "9,6")
+    tour.run("cara", "reroll", tour.session, "10", "--die", "0", "--faces", "12")
+
     tour.scene("The GM reveals the seed; anyone can now check every die")
     tour.run("mira", "seed", "reveal", tour.session)
     tour.run("ann", "verify", tour.session)

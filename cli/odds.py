@@ -77,10 +77,18 @@ def _single_report(result: SingleOdds) -> None:
 
 def _opposed_report(result: VersusOdds) -> None:
     odds = result.odds
-    click.echo(f"{describe(result.spec, 0)}  versus  {describe(result.other, 0)}")
+    mine, theirs = (
+        describe(result.spec, result.rerolls),
+        describe(result.other, result.other_rerolls),
+    )
+    click.echo(f"{mine}  versus  {theirs}")
     click.echo(f"  win   {_chance(odds.win)}")
     click.echo(f"  lose  {_chance(odds.lose)}")
-    click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
+    if result.rerolls or result.other_rerolls:
+        # What a side leaves unspent carries into the next round, so rounds differ.
+        click.echo(f"  tie   {_chance(odds.tie)} in the first round, then both roll again")
+    else:
+        click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
     click.echo(f"  means {_mean(result.mean)} vs {_mean(result.other_mean)}")
 
 
@@ -102,7 +110,7 @@ def _opposed_report(result: VersusOdds) -> None:
     type=WholeNumber(min=0),
     default=0,
     metavar="N",
-    help="Reroll allowance spent by the default policy (R11).",
+    help="Reroll allowance spent by the default policy (R11); with --vs, your side's.",
 )
 @click.option("--no-explode", is_flag=True, help="No die explodes (R13).")
 @click.option("--vs", "versus", metavar="EXPR", help="Opposed check against this roll (R6).")
@@ -111,6 +119,13 @@ def _opposed_report(result: VersusOdds) -> None:
 @click.option("--vs-median", is_flag=True, help="The opposing side makes a median check.")
 @_amount_option("--vs-eased", "Eased N of the opposing side.")
 @_amount_option("--vs-hindered", "Hindered N of the opposing side.")
+@click.option(
+    "--vs-reroll",
+    type=WholeNumber(min=0),
+    default=0,
+    metavar="N",
+    help="Reroll allowance of the opposing side, spent by the default policy.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print exact fractions and floats as JSON.")
 @click.pass_context
 def odds(
@@ -131,6 +146,7 @@ def odds(
     vs_median: bool,
     vs_eased: tuple[int, ...],
     vs_hindered: tuple[int, ...],
+    vs_reroll: int,
     as_json: bool,
 ) -> None:
     """Show the exact odds of a roll or check: success chance, mean and totals.
@@ -142,17 +158,18 @@ def odds(
       diceledger odds "1d20+5" --target 15 --adv 1
       diceledger odds "2d6+3" --json
       diceledger odds "1d20+3" --vs "1d20+1" --vs-adv 1
+      diceledger odds "1d20+3" --vs "1d20+1" --reroll 1 --vs-reroll 2
     """
     as_json = as_json or bool(ctx.obj is not None and getattr(ctx.obj, "json", False))
     if target is not None and dc is not None:
         raise click.UsageError("give either --target or --dc, not both")
-    vs_options = vs_adv or vs_dis or vs_median or vs_eased or vs_hindered
+    vs_options = vs_adv or vs_dis or vs_median or vs_eased or vs_hindered or vs_reroll
     if versus is None and vs_options:
         raise click.UsageError(
-            "--vs-adv, --vs-dis, --vs-median, --vs-eased, --vs-hindered need --vs"
+            "--vs-adv, --vs-dis, --vs-median, --vs-eased, --vs-hindered, --vs-reroll need --vs"
         )
-    if versus is not None and (target is not None or dc is not None or reroll):
-        raise click.UsageError("an opposed check (--vs) takes no --target, --dc or --reroll")
+    if versus is not None and (target is not None or dc is not None):
+        raise click.UsageError("an opposed check (--vs) takes no --target or --dc")
     query = OddsQuery(
         Side(expression, adv, dis, median, eased, hindered),
         target=target,
@@ -162,6 +179,7 @@ def odds(
         versus=None
         if versus is None
         else Side(versus, vs_adv, vs_dis, vs_median, vs_eased, vs_hindered),
+        vs_reroll=vs_reroll,
     )
     result = odds_of(query)
     if as_json:

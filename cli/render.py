@@ -50,7 +50,7 @@ def roll_text(result: RollResult) -> str:
         head += " [blind]" if roll.hidden else " [blind, revealed]"
     resolution = roll.resolution
     if request.opponent is not None:
-        return _opposed_text(head, roll)
+        return _opposed_text(head, result, roll)
     line = roll_line(roll, style())
     if resolution is None:
         if request.target is not None:
@@ -68,20 +68,30 @@ def roll_text(result: RollResult) -> str:
     return f"{head}: {line}"
 
 
-def _opposed_text(head: str, roll: Roll) -> str:
+def _opposed_text(head: str, result: RollResult, roll: Roll) -> str:
     request, resolution = roll.request, roll.resolution
     assert request.opponent is not None
     lines = [f"{head} vs {request.opponent.name}:"]
-    for number, (first, second) in enumerate(replay_rounds(roll), start=1):
-        tie = ": tie" if first.total == second.total else ""
+    rounds = replay_rounds(roll)
+    for number, (first, second) in enumerate(rounds, start=1):
+        # The round still being played is not compared yet: a side may reroll.
+        compared = resolution is not None or number < len(rounds)
+        tie = ": tie" if compared and first.total == second.total else ""
         lines.append(
             f"  round {number}: {request.side.name} {render_roll(first, style())}, "
             f"{request.opponent.name} {render_roll(second, style())}{tie}"
         )
     if resolution is not None:
-        rounds = getattr(resolution, "rounds", 1)
-        after = f" after {rounds} rounds" if rounds > 1 else ""
+        count = getattr(resolution, "rounds", 1)
+        after = f" after {count} rounds" if count > 1 else ""
         lines.append(f"  {shown(getattr(resolution, 'winner', None))} wins{after}")
+    elif result.waiting_for is not None:
+        session_id = shown(result.session_id)
+        lines.append(
+            f"  awaiting {shown(result.waiting_for)}'s rerolls: {result.rerolls_left} left "
+            f"({result.reroll_scope.value}); `diceledger reroll {session_id} {roll.roll_id} "
+            f"--die N` or `diceledger accept {session_id} {roll.roll_id}`"
+        )
     return "\n".join(lines)
 
 

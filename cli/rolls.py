@@ -23,8 +23,7 @@ from diceledger.cli.options import (
 from diceledger.cli.output import emit_json, shown
 from diceledger.cli.render import roll_text
 from diceledger.cli.witness import witness
-from diceledger.domain.dice.request import RollKind, Target
-from diceledger.domain.errors import RollError
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.infra.app.results import RollResult
@@ -222,7 +221,26 @@ def save(
     type=FACES,
     help="Physical dice typed in: round by round, your side's dice then the other's.",
 )
-@click.option("--reroll", "rerolls", type=WholeNumber(min=0), default=0, hidden=True)
+@click.option(
+    "--reroll",
+    "rerolls",
+    type=WholeNumber(min=0),
+    default=0,
+    help="Your side's reroll allowance, the action's (R11).",
+)
+@click.option(
+    "--reroll-scope",
+    type=click.Choice(["effect", "damage"]),
+    default="effect",
+    show_default=True,
+    help="Which rolls of the action your rerolls may touch (damage: not this check).",
+)
+@click.option(
+    "--vs-reroll",
+    type=WholeNumber(min=0),
+    default=0,
+    help="The other side's reroll allowance, its own for this check.",
+)
 @json_option
 @pass_app
 def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them over
@@ -245,15 +263,21 @@ def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them ov
     label: str | None,
     faces: tuple[int, ...] | None,
     rerolls: int,
+    reroll_scope: str,
+    vs_reroll: int,
 ) -> None:
     """Roll an opposed check: both sides at once, again on a tie (R6).
+
+    A side with rerolls (--reroll, --vs-reroll) takes its turn before the totals are
+    compared: yours first, then the other side's (`reroll` or `accept`). What a side
+    leaves unspent carries into the next round after a tie.
 
     \b
     Example:
       diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1"
+      diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1" \
+          --reroll 1 --vs-reroll 1
     """
-    if rerolls:
-        raise RollError("rerolls are not supported on opposed checks yet")
     name, other = versus
     side = CheckSide(
         on_behalf_of or app.actor, expression, check.advantage, check.disadvantage, eased, hindered
@@ -265,6 +289,9 @@ def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them ov
         median=check.median,
         exploding=not no_explode,
         action_id=action_id,
+        rerolls=rerolls,
+        reroll_scope=RerollScope(reroll_scope),
+        opponent_rerolls=vs_reroll,
         blind=blind,
         on_behalf_of=on_behalf_of,
         label=label,
@@ -286,7 +313,12 @@ def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them ov
     metavar="INDEX",
     help="A die to reroll, by its index (repeatable).",
 )
-@click.option("--faces", type=FACES, help="Physical dice typed in for the rerolled dice.")
+@click.option(
+    "--faces",
+    type=FACES,
+    help="Physical dice typed in for the rerolled dice (then, should an opposed check tie, "
+    "for its next round).",
+)
 @json_option
 @pass_app
 def reroll(
@@ -298,6 +330,9 @@ def reroll(
 ) -> None:
     """Spend rerolls of the roll's action on the chosen dice (R11).
 
+    On an opposed check, the dice are those of the side whose turn it is, in the current
+    round; only that side's roller (a GM for an NPC) may reroll them.
+
     \b
     Example:
       diceledger --as bob reroll tomb-of-ash-1a2b3c 4 --die 0 --die 2
@@ -308,16 +343,23 @@ def reroll(
 @click.command("accept")
 @SESSION
 @ROLL
+@click.option(
+    "--faces",
+    type=FACES,
+    help="Physical dice typed in for an opposed check's next round, should it tie.",
+)
 @json_option
 @pass_app
-def accept(app: AppContext, session_id: str, roll_id: int) -> None:
+def accept(app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...] | None) -> None:
     """Accept a roll as it stands, leaving its rerolls unspent.
+
+    On an opposed check, this ends the turn of the side whose turn it is for this round.
 
     \b
     Example:
       diceledger --as bob accept tomb-of-ash-1a2b3c 4
     """
-    _show(app, app.app().accept(app.actor, session_id, roll_id))
+    _show(app, app.app().accept(app.actor, session_id, roll_id, faces))
 
 
 @click.command("reveal")

@@ -56,6 +56,53 @@ class DisputeResolvedV1:
     note: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class RollRequestedV1:
+    """A roll was asked for (version 1: an opposed check's other side had no rerolls)."""
+
+    roll_id: int
+    nonce: int
+    epoch: int
+    roller: str
+    on_behalf_of: str
+    kind: str
+    side: ev.CheckSide
+    median: bool
+    exploding: bool
+    target: int | None
+    dc_modifier: int | None
+    dc_label: str | None
+    against: str | None
+    opponent: ev.CheckSide | None
+    action_id: str
+    rerolls_granted: int
+    reroll_scope: str
+    blind: bool
+    label: str | None
+    client_seed: str
+    salt: str
+    manual: bool
+    replaces: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DieRerolledV1:
+    """A die was rerolled (version 1: single-sided rolls only, so no side or round)."""
+
+    roll_id: int
+    die: ev.DieRecord
+    replaced: int
+
+
+@dataclass(frozen=True, slots=True)
+class RollAcceptedV1:
+    """A waiting roll was accepted (version 1: single-sided rolls only)."""
+
+    roll_id: int
+    by: str
+    rerolls_left: int
+
+
 def _session_started_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 had no way to forbid typed-in dice: every session allowed them.
     return {**data, "manual_dice_allowed": True}
@@ -72,11 +119,25 @@ def _decided_at_unknown(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "at": None}
 
 
+def _no_opposed_rerolls(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 opposed checks took no rerolls on either side, not even from their action;
+    # null says so (and is the value of every other roll).
+    return {**data, "opponent_rerolls_granted": None}
+
+
+def _first_side_first_round(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 rerolls and accepts were of single-sided rolls: side 0, round 1.
+    return {**data, "side": 0, "round": 1}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SessionStarted", 1): _session_started_v1_to_v2,
     ("SessionEnded", 1): _session_ended_v1_to_v2,
     ("RollDisputed", 1): _decided_at_unknown,
     ("DisputeResolved", 1): _decided_at_unknown,
+    ("RollRequested", 1): _no_opposed_rerolls,
+    ("DieRerolled", 1): _first_side_first_round,
+    ("RollAccepted", 1): _first_side_first_round,
 }
 # The data each upcaster reads, for the published schema (domain.event_schema): an
 # older version is described here, beside the code that still reads it.
@@ -85,6 +146,9 @@ OLDER_SHAPES: dict[tuple[str, int], type] = {
     ("SessionEnded", 1): SessionEndedV1,
     ("RollDisputed", 1): RollDisputedV1,
     ("DisputeResolved", 1): DisputeResolvedV1,
+    ("RollRequested", 1): RollRequestedV1,
+    ("DieRerolled", 1): DieRerolledV1,
+    ("RollAccepted", 1): RollAcceptedV1,
 }
 
 

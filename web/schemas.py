@@ -74,6 +74,9 @@ class OpposingSide(Body):
     dis: list[Source] = Field(default_factory=list, max_length=20)
     eased: list[Source] = Field(default_factory=list, max_length=20)
     hindered: list[Source] = Field(default_factory=list, max_length=20)
+    reroll: int = Field(
+        default=0, ge=0, le=1000, description="This side's own reroll allowance (R11)"
+    )
 
 
 class RollBody(Body):
@@ -152,8 +155,8 @@ class RollBody(Body):
             "replaces": self.replaces,
         }
         given = sorted(name for name, value in unused.items() if value is not None)
-        if given or self.reroll or self.auto_reroll:
-            names = ", ".join(given + (["reroll"] if self.reroll or self.auto_reroll else []))
+        if given or self.auto_reroll:
+            names = ", ".join(given + (["auto_reroll"] if self.auto_reroll else []))
             raise InvalidInputError(f"an opposed check takes no {names}")
         side = CheckSide(
             self.for_ or actor,
@@ -178,6 +181,9 @@ class RollBody(Body):
             median=self.median,
             exploding=not self.no_explode,
             action_id=self.action,
+            rerolls=self.reroll,
+            reroll_scope=RerollScope(self.reroll_scope),
+            opponent_rerolls=other.reroll,
             blind=self.blind,
             on_behalf_of=self.for_,
             label=self.label,
@@ -190,6 +196,12 @@ class RerollBody(Body):
     """POST .../rolls/{roll}/reroll."""
 
     dice: list[int] = Field(min_length=1, max_length=1000)
+    faces: list[int] | None = Field(default=None, max_length=1000)
+
+
+class AcceptBody(Body):
+    """POST .../rolls/{roll}/accept: optional; typed-in faces for an opposed check's next round."""
+
     faces: list[int] | None = Field(default=None, max_length=1000)
 
 

@@ -15,7 +15,7 @@ from diceledger.domain.odds.canonical import Key, spec_key
 from diceledger.domain.odds.dice import check_die, dice_sum
 from diceledger.domain.odds.distribution import Distribution
 from diceledger.domain.odds.expression import eased, evaluate
-from diceledger.domain.odds.rerolls import DiceGroup, rerolled_total
+from diceledger.domain.odds.rerolls import DiceGroup, rerolled_total, rerolled_totals_by_spent
 from diceledger.domain.odds.weights import Weights
 
 _K = TypeVar("_K")
@@ -67,6 +67,7 @@ _ANSWER_LIMIT = 4096
 _DISTRIBUTIONS: dict[Key, Distribution] = {}
 _SUCCESSES: dict[tuple[Key, int], Fraction] = {}
 _REFUSALS: dict[Key, str] = {}
+_SPENT: dict[Key, dict[int, Weights]] = {}
 
 
 def _remember(cache: dict[_K, _V], key: _K, value: _V, limit: int = _ANSWER_LIMIT) -> None:
@@ -81,9 +82,43 @@ def clear_caches() -> None:
     _DISTRIBUTIONS.clear()
     _SUCCESSES.clear()
     _REFUSALS.clear()
+    _SPENT.clear()
     success_probability.cache_clear()
     for cached in (dice.chain, dice.die, dice.dice_sum, dice.counted_face, dice.check_die):
         cached.cache_clear()
+
+
+def spent_distributions(spec: RollSpec, rerolls: int) -> dict[int, Weights]:
+    """Return rerolls spent -> joint weights of the totals, under R11's default policy.
+
+    Each entry is P(spent, total) over its own denominator; an allowance of 0 spends none.
+    """
+    key = spec_key(spec, rerolls)
+    cached = _SPENT.get(key)
+    if cached is None:
+        if rerolls:
+            check_size(spec)
+            root = eased(spec.expression.root, spec.ease)
+            cached = rerolled_totals_by_spent(root, _groups(spec), rerolls)
+        else:
+            cached = {0: _total_weights(spec, 0)}
+        _remember(_SPENT, key, cached, _DISTRIBUTION_LIMIT)
+    return cached
+
+
+def _groups(spec: RollSpec) -> tuple[DiceGroup, ...]:
+    """Return the base dice of each term as the reroll states see them."""
+    check, check_term = spec.check, spec.check_term
+    return tuple(
+        DiceGroup(t.term, check.pool_size, t.sides, _explodes(spec, t), check.counted_rank)
+        if check is not None and t.term == check_term
+        else DiceGroup(t.term, t.count, t.sides, _explodes(spec, t), None)
+        for t in spec.expression.terms
+    )
+
+
+def _explodes(spec: RollSpec, term: DiceTerm) -> bool:
+    return spec.exploding and term.exploding
 
 
 def _total_weights(spec: RollSpec, rerolls: int) -> Weights:
@@ -93,16 +128,10 @@ def _total_weights(spec: RollSpec, rerolls: int) -> Weights:
     check = spec.check
 
     def explodes(term: DiceTerm) -> bool:
-        return spec.exploding and term.exploding
+        return _explodes(spec, term)
 
     if rerolls:
-        groups = tuple(
-            DiceGroup(t.term, check.pool_size, t.sides, explodes(t), check.counted_rank)
-            if check is not None and t.term == check_term
-            else DiceGroup(t.term, t.count, t.sides, explodes(t), None)
-            for t in spec.expression.terms
-        )
-        return rerolled_total(root, groups, rerolls)
+        return rerolled_total(root, _groups(spec), rerolls)
 
     def term_values(term: DiceTerm) -> Weights:
         if check is not None and term.term == check_term:

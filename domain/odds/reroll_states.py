@@ -34,6 +34,17 @@ def final_states(
     sizes: tuple[int, ...], counts: tuple[int, ...], rerolls: int
 ) -> tuple[dict[State, int], int]:
     """Return state -> weight over a common denominator once the policy is done."""
+    spent, denom = final_states_spent(sizes, counts, rerolls)
+    settled: dict[State, int] = {}
+    for (_, state), weight in spent.items():
+        settled[state] = settled.get(state, 0) + weight
+    return settled, denom
+
+
+def final_states_spent(
+    sizes: tuple[int, ...], counts: tuple[int, ...], rerolls: int
+) -> tuple[dict[tuple[int, State], int], int]:
+    """Return (rerolls spent, state) -> weight over a common denominator once done."""
     starting = 1
     for sides, count in zip(sizes, counts, strict=True):
         starting *= comb(count + sides - 1, count)
@@ -43,9 +54,9 @@ def final_states(
     lows = widest // 2  # faces 1..lows are low
     states, denom = _initial_states(sizes, counts, lows)
     step = lcm(*sizes) if sizes else 1  # one denominator for every branch of a step
-    settled: dict[State, int] = {}
+    settled: dict[tuple[int, State], int] = {}
     branches = 0
-    for _ in range(rerolls):
+    for spent in range(rerolls):
         branches += len(states) * widest
         if branches > MAX_REROLL_BRANCHES:
             raise refuse(f"more than {branches} reroll branches to follow")
@@ -67,11 +78,15 @@ def final_states(
         # A reroll refines the denominator; earlier weights are scaled to match it.
         settled = {s: w * step for s, w in settled.items()}
         for state, weight in accepted.items():
-            settled[state] = settled.get(state, 0) + weight * step
+            key = (spent, state)
+            settled[key] = settled.get(key, 0) + weight * step
         denom *= step
         states = moving
+    else:
+        spent = rerolls  # every step rerolled something: the states left spent them all
     for state, weight in states.items():
-        settled[state] = settled.get(state, 0) + weight
+        key = (spent, state)
+        settled[key] = settled.get(key, 0) + weight
     return settled, denom
 
 

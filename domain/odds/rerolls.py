@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from diceledger.domain.dice.ast import DiceTerm, Node
 from diceledger.domain.odds.dice import chain
 from diceledger.domain.odds.expression import evaluate
-from diceledger.domain.odds.reroll_states import Faces, faces_by_group, final_states
+from diceledger.domain.odds.reroll_states import (
+    Faces,
+    State,
+    faces_by_group,
+    final_states,
+    final_states_spent,
+)
 from diceledger.domain.odds.weights import Weights, mixture, point, power, shift
 
 
@@ -26,6 +32,29 @@ def rerolled_total(root: Node, groups: tuple[DiceGroup, ...], rerolls: int) -> W
     """Return the distribution of ``root`` after the default policy spends up to ``rerolls``."""
     sizes = tuple(g.sides for g in groups)
     states, denom = final_states(sizes, tuple(g.count for g in groups), rerolls)
+    return _totals(root, groups, states, denom)
+
+
+def rerolled_totals_by_spent(
+    root: Node, groups: tuple[DiceGroup, ...], rerolls: int
+) -> dict[int, Weights]:
+    """Return, per number of rerolls the default policy spent, the joint weights of totals.
+
+    Each entry's weights over its own denominator are P(spent, total); together they sum
+    to 1. An opposed check needs them: what a side leaves unspent carries into a tied
+    round.
+    """
+    sizes = tuple(g.sides for g in groups)
+    states, denom = final_states_spent(sizes, tuple(g.count for g in groups), rerolls)
+    by_spent: dict[int, dict[State, int]] = {}
+    for (spent, state), weight in states.items():
+        by_spent.setdefault(spent, {})[state] = weight
+    return {spent: _totals(root, groups, part, denom) for spent, part in sorted(by_spent.items())}
+
+
+def _totals(
+    root: Node, groups: tuple[DiceGroup, ...], states: dict[State, int], denom: int
+) -> Weights:
     # The total depends on far less than the full state: group it by what it depends on.
     keyed: dict[tuple[tuple[int, int], ...], int] = {}
     for state, weight in states.items():

@@ -16,7 +16,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, RollSpec
 from diceledger.domain.errors import RollError
 from diceledger.domain.odds import opposed_odds, success_probability
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import replay_state, spec_of
+from diceledger.domain.session.rolls import replay_events, rounds_of, side_events, spec_of
 from diceledger.domain.session.state import Roll, SessionState
 
 SCALE = 10**12
@@ -28,6 +28,8 @@ Metrics = Counter[str]
 def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
     """Return the rerolls a new request may spend, read from the state before it (R11)."""
     kind = RollKind(request.kind)
+    if request.opponent is not None and request.opponent_rerolls_granted is None:
+        return 0  # an opposed check of version 1 took no rerolls
     action = state.actions.get(request.action_id)
     if action is None:
         return request.rerolls_granted if RerollScope(request.reroll_scope).covers(kind) else 0
@@ -51,7 +53,7 @@ def roll_facts(session: SessionState, roll: Roll, allowance: int) -> dict[str, M
         return {}
     if request.opponent is None:
         return {players[0]: _single_facts(roll, allowance)}
-    return {name: _opposed_facts(roll, name) for name in players}
+    return {name: _opposed_facts(roll, name, allowance) for name in players}
 
 
 def _single_facts(roll: Roll, allowance: int) -> Metrics:
@@ -64,20 +66,22 @@ def _single_facts(roll: Roll, allowance: int) -> Metrics:
         chance = _check_chance(_CheckKey.of(request), request.target, allowance)
         _add_luck(metrics, chance, won)
     _add_dice(metrics, _records(roll, side=0))
-    _add_rerolls(metrics, roll)
+    _add_rerolls(metrics, roll, side=0)
     return metrics
 
 
-def _opposed_facts(roll: Roll, name: str) -> Metrics:
+def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
+    """Return one side's metrics; ``allowance`` is the request's side's, as requested."""
     request = roll.request
     assert request.opponent is not None and isinstance(roll.resolution, ev.CheckResolved)
     side = 0 if name == request.side.name else 1
     won = roll.resolution.winner == name
     metrics: Metrics = Counter({"rolls.opposed": 1, "won.opposed": int(won)})
-
-    odds = _opposed_chances(_CheckKey.of(request), request.opponent)
+    theirs = request.opponent_rerolls_granted or 0
+    odds = _opposed_chances(_CheckKey.of(request), request.opponent, allowance, theirs)
     _add_luck(metrics, None if odds is None else odds[side], won)
     _add_dice(metrics, _records(roll, side=side))
+    _add_rerolls(metrics, roll, side=side)
     return metrics
 
 
@@ -115,9 +119,11 @@ def _check_chance(key: _CheckKey, target: int, allowance: int) -> Fraction | Non
 
 
 @lru_cache(maxsize=4096)
-def _opposed_chances(key: _CheckKey, opponent: ev.CheckSide) -> tuple[Fraction, Fraction] | None:
+def _opposed_chances(
+    key: _CheckKey, opponent: ev.CheckSide, rerolls: int, opponent_rerolls: int
+) -> tuple[Fraction, Fraction] | None:
     try:
-        odds = opposed_odds(key.spec(key.side), key.spec(opponent))
+        odds = opposed_odds(key.spec(key.side), key.spec(opponent), rerolls, opponent_rerolls)
     except RollError:
         return None
     return odds.win, odds.lose
@@ -134,15 +140,15 @@ def _add_luck(metrics: Metrics, probability: Fraction | None, won: bool) -> None
 
 
 def _records(roll: Roll, side: int) -> list[tuple[int, ev.DieRecord]]:
-    # (round, die) of every die one side drew; rerolls belong to single-sided rolls.
+    # (round, die) of every die one side drew, rerolled ones included.
     records: list[tuple[int, ev.DieRecord]] = []
     for event in roll.dice:
-        if isinstance(event, ev.DiceRolled) and event.side == side:
+        if event.side != side:
+            continue
+        if isinstance(event, ev.DiceRolled):
             records.extend((event.round, die) for die in event.dice)
-        elif isinstance(event, ev.DieExploded) and event.side == side:
+        else:
             records.append((event.round, event.die))
-        elif isinstance(event, ev.DieRerolled) and side == 0:
-            records.append((1, event.die))
     return records
 
 
@@ -161,11 +167,20 @@ def _add_dice(metrics: Metrics, records: list[tuple[int, ev.DieRecord]]) -> None
         metrics[f"chain.{length}"] += 1
 
 
-def _add_rerolls(metrics: Metrics, roll: Roll) -> None:
-    spent = roll.rerolls
+def _add_rerolls(metrics: Metrics, roll: Roll, side: int) -> None:
+    """Count one side's rerolls and what they gained: in each round it rerolled in, its
+    total after them minus its total before the first (an opposed check's side may reroll
+    in several rounds, since what it leaves carries into a tied round)."""
+    spent = roll.rerolls_of(side)
     if not spent:
         return
-    first = next(i for i, e in enumerate(roll.dice) if isinstance(e, ev.DieRerolled))
-    before = replay_state(replace(roll, dice=roll.dice[:first])).total
+    request = roll.request
+    asked = request.side if side == 0 or request.opponent is None else request.opponent
+    spec = spec_of(request, asked)
     metrics["rerolls.spent"] += spent
-    metrics["rerolls.gain"] += replay_state(roll).total - before
+    for number in range(1, rounds_of(roll) + 1):
+        events = side_events(roll, side, number)
+        first = next((i for i, e in enumerate(events) if isinstance(e, ev.DieRerolled)), None)
+        if first is not None:
+            before = replay_events(spec, events[:first]).total
+            metrics["rerolls.gain"] += replay_events(spec, events).total - before

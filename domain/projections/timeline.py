@@ -140,6 +140,11 @@ def _request(e: ev.RollRequested) -> str:
         "median" if e.median else "",
         "no explosions" if not e.exploding else "",
         f"{e.rerolls_granted} {e.reroll_scope} rerolls" if e.rerolls_granted else "",
+        (
+            f"{e.opponent.name} {e.opponent_rerolls_granted} rerolls"
+            if e.opponent and e.opponent_rerolls_granted
+            else ""
+        ),
         "blind" if e.blind else "",
         "typed-in dice" if e.manual else "",
         f"by {e.roller}" if e.roller != e.on_behalf_of else "",
@@ -172,11 +177,13 @@ def _roll_event(roll: Roll, event: ev.RollFollowUp) -> str:
             chain = " -> ".join(f"d{d.sides} {d.face}" for d in _chain(roll, event))
             return f"{_where(roll, event.side, event.round)}explosion: {chain}"
         case ev.DieRerolled():
-            old = _find(roll, event.replaced, 0, 1)
+            old = _find(roll, event.replaced, event.side, event.round)
             was = f"d{old.sides} {old.face}" if old else f"die {event.replaced}"
-            return f"reroll: {was} -> d{event.die.sides} {event.die.face}"
+            where = _where(roll, event.side, event.round)
+            return f"{where}reroll: {was} -> d{event.die.sides} {event.die.face}"
         case ev.RollAccepted():
-            return f"accepted by {event.by} ({event.rerolls_left} rerolls left)"
+            where = _where(roll, event.side, event.round)
+            return f"{where}accepted by {event.by} ({event.rerolls_left} rerolls left)"
         case ev.OpposedCheckTied():
             return f"round {event.round} tied at {event.total}; both roll again"
         case ev.RollResolved():
@@ -212,11 +219,11 @@ def _where(roll: Roll, side: int, round_: int) -> str:
 
 def _records(roll: Roll, side: int, round_: int) -> Iterator[ev.DieRecord]:
     for e in roll.dice:
-        if isinstance(e, ev.DiceRolled) and (e.side, e.round) == (side, round_):
+        if (e.side, e.round) != (side, round_):
+            continue
+        if isinstance(e, ev.DiceRolled):
             yield from e.dice
-        elif isinstance(e, ev.DieExploded) and (e.side, e.round) == (side, round_):
-            yield e.die
-        elif isinstance(e, ev.DieRerolled) and (side, round_) == (0, 1):
+        else:
             yield e.die
 
 

@@ -62,13 +62,22 @@ class RequestRoll:
 
 @dataclass(frozen=True, slots=True)
 class RequestOpposed:
-    """An opposed check: both sides rolled at once, round after round while tied (R6)."""
+    """An opposed check: both sides rolled at once, round after round while tied (R6).
+
+    ``rerolls`` and ``reroll_scope`` are the request's side's allowance, granted to its
+    action as for any roll; ``opponent_rerolls`` is the other side's own (R11). None
+    there asks for a check with no rerolls on either side, as version 1 logs recorded
+    every opposed check (verification reads them so); the faces never send it.
+    """
 
     side: CheckSide
     opponent: CheckSide
     median: bool = False
     exploding: bool = True
     action_id: str | None = None
+    rerolls: int = 0
+    reroll_scope: RerollScope = RerollScope.EFFECT
+    opponent_rerolls: int | None = 0
     blind: bool = False
     on_behalf_of: str | None = None
     label: str | None = None
@@ -85,7 +94,13 @@ class Reroll:
 
 @dataclass(frozen=True, slots=True)
 class Accept:
+    """Close a waiting roll, or one side's turn of an opposed check, as it stands.
+
+    ``faces`` are typed-in dice for the fresh round an opposed check rolls if it then ties.
+    """
+
     roll_id: int
+    faces: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

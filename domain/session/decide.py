@@ -6,12 +6,8 @@ from typing import assert_never
 
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
-from diceledger.domain.session.decide_followups import (
-    accept_roll,
-    request_opposed,
-    reroll_dice,
-    reveal_roll,
-)
+from diceledger.domain.session.decide_followups import accept_roll, reroll_dice, reveal_roll
+from diceledger.domain.session.decide_opposed import request_opposed
 from diceledger.domain.session.decide_rolls import request_roll
 from diceledger.domain.session.decide_session import (
     end_session,

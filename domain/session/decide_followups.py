@@ -1,99 +1,57 @@
-"""Decide what follows a roll: opposed rounds, rerolls, acceptance, reveals."""
+"""Decide what follows a roll: rerolls, acceptance, reveals (opposed checks: decide_opposed)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from diceledger.domain.dice.checks import opposed
 from diceledger.domain.dice.engine import reroll
-from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_opposed import accept_opposed, reroll_opposed
 from diceledger.domain.session.decide_rolls import (
-    check_salt,
-    check_texts,
     finish_manual,
-    new_request,
+    refuse_while_opposed_waits,
     resolution,
     source_for,
 )
 from diceledger.domain.session.guards import find_roll, require_gm, require_member, require_open
-from diceledger.domain.session.rolls import dice_events, replay_state, spec_of
+from diceledger.domain.session.rolls import dice_events, replay_state
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 
 
-def request_opposed(
-    state: SessionState, command: cmd.RequestOpposed, ctx: Context
-) -> list[ev.Event]:
-    """Roll both sides of an opposed check, a new round for every tie (R6)."""
+def _found(state: SessionState, roll_id: int, ctx: Context) -> Roll:
     require_open(state)
     require_member(state, ctx.actor)
-    side, opponent = command.side, command.opponent
-    if side.name != ctx.actor:
-        require_gm(state, ctx.actor, "roll for someone else or an NPC")
-    if opponent.name not in state.members:
-        require_gm(state, ctx.actor, f"roll for the NPC '{opponent.name}'")
-    if opponent.name == side.name:
-        raise RollError("an opposed check needs two different sides")
-    if command.blind:
-        require_gm(state, ctx.actor, "roll blind")
-    check_texts(command, [side, opponent])
-    check_salt(state, ctx, command.salt, (side.name, opponent.name))
-    roll_id = len(state.rolls) + 1
-    request = new_request(
-        state,
-        ctx,
-        command,
-        kind=RollKind.OPPOSED,
-        side=side,
-        action_id=command.action_id or f"roll-{roll_id}",
-        opponent=opponent,
-    )
-    source = source_for(state, ctx, command.faces, command.salt)
-    rounds = opposed(spec_of(request, side), spec_of(request, opponent), source)
-    finish_manual(source)
-    events: list[ev.Event] = [request]
-    for number, round_ in enumerate(rounds, start=1):
-        for index, rolled in enumerate((round_.first, round_.second)):
-            events += dice_events(roll_id, rolled.dice, request.epoch, request.nonce, index, number)
-        if round_.winner is None:
-            events.append(ev.OpposedCheckTied(roll_id, number, round_.first.total))
-    last = rounds[-1]
-    winner = side.name if last.winner == 0 else opponent.name
-    events.append(
-        ev.CheckResolved(
-            roll_id=roll_id,
-            total=last.first.total,
-            target=None,
-            success=last.winner == 0,
-            margin=last.first.total - last.second.total,
-            detail=f"{side.name} {last.first.total} vs {opponent.name} {last.second.total}",
-            opponent_total=last.second.total,
-            winner=winner,
-            rounds=len(rounds),
-        )
-    )
-    return events
+    return find_roll(state, roll_id, ctx.actor)
+
+
+def _waiting(roll: Roll) -> None:
+    if roll.status != AWAITING:
+        raise RerollError(f"roll {roll.roll_id} is already resolved")
 
 
 def _open_roll(state: SessionState, roll_id: int, ctx: Context, verb: str) -> Roll:
-    require_open(state)
-    require_member(state, ctx.actor)
-    roll = find_roll(state, roll_id, ctx.actor)
+    """Return a waiting single-sided roll its roller acts on; an opposed check as it is."""
+    roll = _found(state, roll_id, ctx)
+    if roll.request.opponent is not None:
+        _waiting(roll)  # whose turn it is, and who takes it, is decide_opposed's
+        return roll
     if roll.request.roller != ctx.actor:
         raise PermissionDeniedError(
             f"only {roll.request.roller}, who rolled it, may {verb} roll {roll_id}"
         )
-    if roll.status != AWAITING:
-        raise RerollError(f"roll {roll_id} is already resolved")
+    _waiting(roll)
     return roll
 
 
 def reroll_dice(state: SessionState, command: cmd.Reroll, ctx: Context) -> list[ev.Event]:
-    """Spend rerolls of the roll's action on the chosen dice (R11)."""
+    """Spend rerolls of the roll's action (or its side's) on the chosen dice (R11)."""
     roll = _open_roll(state, command.roll_id, ctx, "reroll")
+    if roll.request.opponent is not None:
+        events, action_spent = reroll_opposed(state, roll, command, ctx)
+        return events + (_close_action(state, roll) if action_spent else [])
     action = state.actions[roll.request.action_id]
     if not command.dice:
         raise RerollError("name at least one die to reroll")
@@ -101,6 +59,7 @@ def reroll_dice(state: SessionState, command: cmd.Reroll, ctx: Context) -> list[
         raise RerollError(
             f"a {action.scope.value} reroll cannot be spent on a {roll.request.kind} roll"
         )
+    refuse_while_opposed_waits(state, action.action_id, roll.roll_id)
     current = replace(replay_state(roll), rerolls_left=action.remaining)
     nonce = state.next_nonce
     source = source_for(state, ctx, command.faces, roll.request.salt, roll.request.client_seed)
@@ -114,18 +73,27 @@ def reroll_dice(state: SessionState, command: cmd.Reroll, ctx: Context) -> list[
 
 
 def _close_action(state: SessionState, spent: Roll) -> list[ev.Event]:
-    # The action's last reroll is gone: its other waiting rolls resolve as they stand.
+    # The action's last reroll is gone: its other waiting rolls resolve as they stand. An
+    # opposed check of the action waits only for its other side here (no reroll of the
+    # action is taken while its own side waits), which is not the action's to close.
     action_id = spent.request.action_id
     return [
         resolution(other.request, replay_state(other))
         for other in state.rolls.values()
-        if other is not spent and other.request.action_id == action_id and other.status == AWAITING
+        if other is not spent
+        and other.request.action_id == action_id
+        and other.request.opponent is None
+        and other.status == AWAITING
     ]
 
 
 def accept_roll(state: SessionState, command: cmd.Accept, ctx: Context) -> list[ev.Event]:
     """Close a waiting roll as it stands; the action keeps its allowance for other rolls."""
     roll = _open_roll(state, command.roll_id, ctx, "accept")
+    if roll.request.opponent is not None:
+        return accept_opposed(state, roll, command, ctx)
+    if command.faces is not None:
+        raise RollError("an accept rolls no dice, except a fresh round of an opposed check")
     remaining = state.actions[roll.request.action_id].remaining
     return [
         ev.RollAccepted(roll.roll_id, ctx.actor, remaining),

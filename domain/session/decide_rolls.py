@@ -12,6 +12,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.opposed import waiting_on_action
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import SessionState
 from diceledger.domain.session.text import (
@@ -95,9 +96,13 @@ def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
         raise RollError("only a save is made against an origin")
 
 
-def _allowance(
-    state: SessionState, command: cmd.RequestRoll, roll_id: int, kind: RollKind
+def allowance(
+    state: SessionState,
+    command: cmd.RequestRoll | cmd.RequestOpposed,
+    roll_id: int,
+    kind: RollKind,
 ) -> tuple[str, int, str, int]:
+    """Return the action, the allowance granted to it, its scope, and what this roll may use."""
     action_id = command.action_id or f"roll-{roll_id}"
     action = state.actions.get(action_id)
     if action is None:
@@ -159,6 +164,16 @@ def check_texts(command: cmd.RequestRoll | cmd.RequestOpposed, sides: list[ev.Ch
             check_optional(amount.label, "a source's label", MAX_LABEL)
 
 
+def refuse_while_opposed_waits(state: SessionState, action_id: str, besides: int = 0) -> None:
+    """Refuse to spend an action's rerolls while an opposed check of it waits for them."""
+    waiting = waiting_on_action(state, action_id, besides)
+    if waiting is not None:
+        raise RerollError(
+            f"roll {waiting.roll_id}, an opposed check of action '{action_id}', waits for "
+            "its rerolls; reroll or accept it first"
+        )
+
+
 def _refuse_constant(spec_dice: int, expression: str) -> None:
     if spec_dice == 0:
         raise RollError(f"'{expression}' rolls no dice; a roll needs at least one die (R2)")
@@ -182,7 +197,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     check_texts(command, [side])
     _replaced(state, command, side)
     roll_id = len(state.rolls) + 1
-    action_id, granted, scope, usable = _allowance(state, command, roll_id, kind)
+    action_id, granted, scope, usable = allowance(state, command, roll_id, kind)
     action = state.actions.get(action_id)
     if action is not None and action.owner != ctx.actor:
         raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
@@ -210,6 +225,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         chosen = LowestBelowAverage().choose(rolled)
         if not chosen:
             break
+        refuse_while_opposed_waits(state, action_id)
         nonce += 1
         step_source = (
             source
@@ -236,6 +252,7 @@ def new_request(
     opponent: ev.CheckSide | None = None,
     rerolls_granted: int = 0,
     reroll_scope: str = "effect",
+    opponent_rerolls_granted: int | None = None,
 ) -> ev.RollRequested:
     """Return the request event: the next roll id and nonce, the epoch, and what was asked."""
     checked = command if isinstance(command, cmd.RequestRoll) else None
@@ -263,6 +280,7 @@ def new_request(
         salt=command.salt,
         manual=command.faces is not None,
         replaces=checked.replaces if checked else None,
+        opponent_rerolls_granted=opponent_rerolls_granted,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from diceledger.domain.dice.sources import ALGORITHM, commitment
 from diceledger.domain.errors import (
     CommandRefusedError,
@@ -14,6 +16,7 @@ from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_opposed import close_at_end
 from diceledger.domain.session.decide_rolls import resolution
 from diceledger.domain.session.guards import (
     find_roll,
@@ -117,10 +120,15 @@ def end_session(state: SessionState, command: cmd.EndSession, ctx: Context) -> l
             f"not {command.dispute_window} seconds"
         )
     events: list[ev.Event] = []
+    nonces = itertools.count(state.next_nonce)  # for the fresh rounds of tied opposed checks
     for roll in state.rolls.values():
-        if roll.status == AWAITING:
-            events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0))
-            events.append(resolution(roll.request, replay_state(roll)))
+        if roll.status != AWAITING:
+            continue
+        if roll.request.opponent is not None:
+            events += close_at_end(state, roll, ctx, lambda: next(nonces))
+            continue
+        events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0))
+        events.append(resolution(roll.request, replay_state(roll)))
     ended_at = _moment(ctx)
     window = command.dispute_window if ended_at is not None else 0
     return [

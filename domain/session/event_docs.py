@@ -171,6 +171,13 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
         ),
         "manual": FieldDoc("The dice were typed in from physical dice."),
         "replaces": FieldDoc("The voided roll this one rolls again, if any.", minimum=1),
+        "opponent_rerolls_granted": FieldDoc(
+            "For an opposed check, the other side's Effect Reroll allowance, which belongs "
+            "to this check alone (its request's side spends its action's, as any roll). "
+            "null for any other roll, and for an opposed check of version 1, which took no "
+            "rerolls on either side.",
+            minimum=0,
+        ),
     },
     "DiceRolled": {
         "roll_id": ROLL_ID,
@@ -188,13 +195,27 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
         "roll_id": ROLL_ID,
         "die": FieldDoc("The new die (reason reroll)."),
         "replaced": FieldDoc("The index of the discarded die (equal to die.parent).", minimum=0),
+        "side": SIDE,
+        "round": ROUND,
     },
     "RollAccepted": {
         "roll_id": ROLL_ID,
         "by": ACTOR,
         "rerolls_left": FieldDoc(
-            "The action's allowance left unspent; it stays with the action for its other rolls.",
+            "The allowance left unspent (the action's, or for an opposed check's other side "
+            "its own); it stays for the action's other rolls and the check's later rounds. "
+            "0 when the GM's end closed the roll.",
             minimum=0,
+        ),
+        "side": FieldDoc(
+            "Which side's turn was accepted: 0 the request's side, 1 an opposed check's "
+            "opponent; 0 for any other roll.",
+            minimum=0,
+            maximum=1,
+        ),
+        "round": FieldDoc(
+            "The round of an opposed check whose turn was accepted; 1 for any other roll.",
+            minimum=1,
         ),
     },
     "RollResolved": {

@@ -92,8 +92,14 @@ class SeedCommitted(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class RollRequested(EventBase):
-    """A roll, check, save or opposed check was asked for; it takes the next nonce."""
+    """A roll, check, save or opposed check was asked for; it takes the next nonce.
 
+    ``opponent_rerolls_granted`` is the allowance of an opposed check's other side; it is
+    None for other rolls and for opposed checks of version 1, which took no rerolls on
+    either side (their upcaster says so).
+    """
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     nonce: int
     epoch: int
@@ -117,6 +123,7 @@ class RollRequested(EventBase):
     salt: str
     manual: bool
     replaces: int | None
+    opponent_rerolls_granted: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,20 +148,33 @@ class DieExploded(EventBase):
 
 @dataclass(frozen=True, slots=True)
 class DieRerolled(EventBase):
-    """A base die was discarded and rolled again, spending one reroll of the action."""
+    """A base die was discarded and rolled again, spending one reroll of its side.
 
+    Version 1 had no ``side`` or ``round``: only single-sided rolls were rerolled then.
+    """
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     die: DieRecord
     replaced: int
+    side: int = 0
+    round: int = 1
 
 
 @dataclass(frozen=True, slots=True)
 class RollAccepted(EventBase):
-    """The roller (or the GM ending the session) closed a roll that could still reroll."""
+    """The roller (or the GM ending the session) closed a roll that could still reroll.
 
+    For an opposed check it closes one side's turn in one round. Version 1 had no ``side``
+    or ``round``: only single-sided rolls waited then.
+    """
+
+    schema_version: ClassVar[int] = 2
     roll_id: int
     by: str
     rerolls_left: int
+    side: int = 0
+    round: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,31 +71,62 @@ def dice_events(
             events.append(ev.DieExploded(roll_id, record, side, round_))
         elif die.reason.value == "reroll":
             assert die.parent is not None
-            events.append(ev.DieRerolled(roll_id, record, die.parent))
+            events.append(ev.DieRerolled(roll_id, record, die.parent, side, round_))
     return events
+
+
+DiceEvent = ev.DiceRolled | ev.DieExploded | ev.DieRerolled
+
+
+def side_events(roll: Roll, side: int, round_: int) -> list[DiceEvent]:
+    """Return the dice events of one side and round of a roll (0 and 1 for a single side)."""
+    return [e for e in roll.dice if (e.side, e.round) == (side, round_)]
+
+
+def rounds_of(roll: Roll) -> int:
+    """Return how many rounds a roll has dice in (1 for a single-sided roll)."""
+    return max((e.round for e in roll.dice), default=1)
+
+
+def _records(events: Sequence[DiceEvent]) -> list[ev.DieRecord]:
+    records: list[ev.DieRecord] = []
+    for event in events:
+        records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
+    return records
 
 
 def die_records(
     roll: Roll, side: int | None = None, round_: int | None = None
 ) -> list[ev.DieRecord]:
-    """Return a roll's recorded dice in draw order; for an opposed check, one side and round.
-
-    Rerolled dice belong to single-sided rolls (opposed checks take no rerolls), so they
-    are always included.
-    """
-    records: list[ev.DieRecord] = []
-    for event in roll.dice:
-        if isinstance(event, ev.DieRerolled):
-            records.append(event.die)
-        elif side is None or (event.side, event.round) == (side, round_):
-            records.extend(event.dice if isinstance(event, ev.DiceRolled) else (event.die,))
-    return records
+    """Return a roll's recorded dice in draw order; for an opposed check, one side and round."""
+    if side is None:
+        return _records(roll.dice)
+    return _records(side_events(roll, side, round_ or 1))
 
 
 def replay_state(roll: Roll) -> RollState:
     """Resolve a single-sided roll again from its recorded dice, rerolls included."""
-    spec = spec_of(roll.request, roll.request.side)
-    (_, first), *rerolls = _segments(roll.dice)
+    return replay_events(spec_of(roll.request, roll.request.side), roll.dice)
+
+
+def replay_side(roll: Roll, side: int, round_: int) -> RollState:
+    """Resolve one side of one round of an opposed check again, its rerolls included."""
+    request = roll.request
+    asked = request.side if side == 0 or request.opponent is None else request.opponent
+    return replay_events(spec_of(request, asked), side_events(roll, side, round_))
+
+
+def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
+    """Resolve each round of an opposed check again from its recorded dice."""
+    return [
+        (replay_side(roll, 0, number), replay_side(roll, 1, number))
+        for number in range(1, rounds_of(roll) + 1)
+    ]
+
+
+def replay_events(spec: RollSpec, events: Sequence[DiceEvent]) -> RollState:
+    """Resolve one side's dice events again: the initial dice, then each reroll in turn."""
+    (_, first), *rerolls = _segments(events)
     state = _start_from(spec, first, len(rerolls))
     for number, (event, draws) in enumerate(rerolls, start=1):
         assert event is not None
@@ -106,7 +137,7 @@ def replay_state(roll: Roll) -> RollState:
 
 
 def _segments(
-    events: Sequence[ev.DiceRolled | ev.DieExploded | ev.DieRerolled],
+    events: Sequence[DiceEvent],
 ) -> list[tuple[ev.DieRerolled | None, list[Draw]]]:
     # The initial dice with their explosions, then each reroll with the explosions after it.
     segments: list[tuple[ev.DieRerolled | None, list[Draw]]] = [(None, [])]
@@ -118,26 +149,6 @@ def _segments(
         else:
             segments[-1][1].append(draw_of(event.die))
     return segments
-
-
-def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
-    """Resolve each round of an opposed check again from its recorded dice."""
-    request = roll.request
-    assert request.opponent is not None
-    specs = (spec_of(request, request.side), spec_of(request, request.opponent))
-    rounds: list[tuple[RollState, RollState]] = []
-    for round_ in range(1, len(roll.ties) + 2):
-        sides = []
-        for side, spec in enumerate(specs):
-            draws = [
-                draw_of(die)
-                for e in roll.dice
-                if not isinstance(e, ev.DieRerolled) and e.side == side and e.round == round_
-                for die in (e.dice if isinstance(e, ev.DiceRolled) else (e.die,))
-            ]
-            sides.append(_start_from(spec, draws, 0))
-        rounds.append((sides[0], sides[1]))
-    return rounds
 
 
 def _start_from(spec: RollSpec, draws: list[Draw], rerolls: int) -> RollState:

@@ -77,7 +77,7 @@ class Roll:
     dice: list[ev.DiceRolled | ev.DieExploded | ev.DieRerolled] = field(default_factory=list)
     ties: list[ev.OpposedCheckTied] = field(default_factory=list)
     resolution: ev.RollResolved | ev.CheckResolved | None = None
-    accepted: bool = False
+    accepts: list[ev.RollAccepted] = field(default_factory=list)
     disputes: list[ev.RollDisputed] = field(default_factory=list)
     ruling: ev.DisputeResolved | None = None
     revealed: bool = False
@@ -109,14 +109,27 @@ class Roll:
         return self.request.blind and not self.revealed
 
     @property
+    def accepted(self) -> bool:
+        """Tell whether the roll (or a side of an opposed check) was ever accepted."""
+        return bool(self.accepts)
+
+    @property
     def rerolls(self) -> int:
-        """Return how many dice of this roll were rerolled."""
+        """Return how many dice of this roll were rerolled, on every side."""
         return sum(isinstance(e, ev.DieRerolled) for e in self.dice)
+
+    def rerolls_of(self, side: int) -> int:
+        """Return how many dice of one side were rerolled, over every round."""
+        return sum(isinstance(e, ev.DieRerolled) and e.side == side for e in self.dice)
 
     def snapshot(self) -> Roll:
         """Return a copy that later events of the session leave as it is."""
         return replace(
-            self, dice=list(self.dice), ties=list(self.ties), disputes=list(self.disputes)
+            self,
+            dice=list(self.dice),
+            ties=list(self.ties),
+            accepts=list(self.accepts),
+            disputes=list(self.disputes),
         )
 
 
@@ -187,9 +200,14 @@ def _requested(state: SessionState, e: ev.RollRequested) -> None:
 def _die_event(state: SessionState, e: ev.DiceRolled | ev.DieExploded | ev.DieRerolled) -> None:
     roll = state.rolls[e.roll_id]
     roll.dice.append(e)
-    if isinstance(e, ev.DieRerolled):
+    # Rerolls of the request's side spend its action's allowance; an opposed check's
+    # other side spends its own (RollRequested.opponent_rerolls_granted), counted on the roll.
+    if isinstance(e, ev.DieRerolled) and e.side == 0:
         state.actions[roll.request.action_id].spent += 1
-        state.next_nonce = max(state.next_nonce, e.die.nonce + 1)
+    # Rerolls, and fresh rounds a later command rolls, take nonces of their own.
+    records = e.dice if isinstance(e, ev.DiceRolled) else (e.die,)
+    for record in records[:1]:
+        state.next_nonce = max(state.next_nonce, record.nonce + 1)
 
 
 def _tied(state: SessionState, e: ev.OpposedCheckTied) -> None:
@@ -197,7 +215,7 @@ def _tied(state: SessionState, e: ev.OpposedCheckTied) -> None:
 
 
 def _accepted(state: SessionState, e: ev.RollAccepted) -> None:
-    state.rolls[e.roll_id].accepted = True
+    state.rolls[e.roll_id].accepts.append(e)
 
 
 def _resolved(state: SessionState, e: ev.RollResolved | ev.CheckResolved) -> None:

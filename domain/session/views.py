@@ -10,11 +10,18 @@ from diceledger.domain.dice.breakdown import die_views
 from diceledger.domain.dice.checks import judge
 from diceledger.domain.dice.engine import RollState
 from diceledger.domain.dice.render import PLAIN, Style, render_check, render_roll
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, Target
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
+from diceledger.domain.session.opposed import rerolls_left, side_name, side_scope, waiting_side
+from diceledger.domain.session.rolls import (
+    die_records,
+    replay_rounds,
+    replay_side,
+    replay_state,
+    rounds_of,
+)
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 from diceledger.domain.session.view_parts import side_sources, summands
 
@@ -91,7 +98,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "expression": request.side.expression,
         "action_id": request.action_id,
         "status": roll.status,
-        "rerolls_left": _rerolls_left(session, roll),
+        "rerolls_left": rerolls_open(session, roll)[0],
         "total": resolution.total if resolution else replay_total(roll),
         "target": request.target,
         "dc_modifier": request.dc_modifier,
@@ -118,17 +125,26 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         for row in _dice(state, _by_index(die_records(roll, side, number)), side=side, round=number)
     ]
     last = rounds[-1]
+    resolved = roll.status == RESOLVED
     contestants: list[JsonValue] = [
         _contestant(side, state, request.median)
-        for side, state in ((request.side, last[0]), (request.opponent, last[1]))
+        | {
+            "rerolls_spent": roll.rerolls_of(number),
+            "rerolls_left": 0 if resolved else rerolls_left(session, roll, number),
+        }
+        for number, (side, state) in enumerate(
+            ((request.side, last[0]), (request.opponent, last[1]))
+        )
     ]
     winner = resolution.winner if isinstance(resolution, ev.CheckResolved) else None
+    waiting = waiting_side(session, roll)
     return view | {
         "dice": dice,
         "contestants": contestants,
         "winner": winner,
         "rounds": len(rounds),
         "round_totals": [[a.total, b.total] for a, b in rounds],
+        "waiting_for": None if waiting is None else side_name(request, waiting),
     }
 
 
@@ -138,15 +154,28 @@ def _contestant(side: ev.CheckSide, state: RollState, median: bool) -> JsonObjec
 
 
 def replay_total(roll: Roll) -> int:
-    """Return the current total of a roll still waiting for rerolls."""
+    """Return the current total of a roll still waiting for rerolls (an opposed check: the
+    request's side in the current round)."""
+    if roll.request.opponent is not None:
+        return replay_side(roll, 0, rounds_of(roll)).total
     return replay_state(roll).total
 
 
-def _rerolls_left(session: SessionState, roll: Roll) -> int:
+def rerolls_open(session: SessionState, roll: Roll) -> tuple[int, RerollScope]:
+    """Return the rerolls the roll's waiting roller may still spend on it, and their scope.
+
+    For an opposed check, those of the side whose turn it is; 0 once the roll is resolved.
+    """
+    request = roll.request
+    if request.opponent is not None:
+        side = waiting_side(session, roll)
+        if side is None:
+            return 0, RerollScope.EFFECT
+        return rerolls_left(session, roll, side), side_scope(session, request, side)
+    action = session.actions[request.action_id]
     if roll.status == RESOLVED:
-        return 0
-    action = session.actions[roll.request.action_id]
-    return action.remaining if action.covers(roll.request.kind) else 0
+        return 0, action.scope
+    return (action.remaining if action.covers(request.kind) else 0), action.scope
 
 
 def session_view(session: SessionState, viewer: str) -> JsonObject:

@@ -51,7 +51,7 @@ def _never_alike(name: str, other: str) -> bool:
 
 
 def _context(reading: Reading, upcoming: Sequence[ev.Event], final: bool) -> Context:
-    if reading.roll_id is None:
+    if reading.roll_id is None and not reading.every_roll:
         return Context(reading.actor, now=reading.now, lookalike=_never_alike)
     seeded, typed = dice_factories(upcoming, reading.run_from, reading.roll_id, final)
     return Context(reading.actor, seeded, reading.now, typed, _never_alike)

@@ -59,8 +59,9 @@ def roll_run(
 class LoggedDice:
     """Hand back a command's recorded dice in order, as a dice source."""
 
-    def __init__(self, run: Run, complete: bool, last: int, what: str) -> None:
-        self._run, self._complete, self._last, self._what = run, complete, last, what
+    def __init__(self, run: Run, complete: bool, missing_at: int, what: str) -> None:
+        # ``missing_at``: where a die the log lacks should have been (after its last die).
+        self._run, self._complete, self._missing_at, self._what = run, complete, missing_at, what
         self._used = 0
 
     def draw(self, sides: int) -> Draw:
@@ -69,7 +70,7 @@ class LoggedDice:
             if not self._complete:
                 raise NeedMore
             raise LoggedDiceError(
-                self._last,
+                self._missing_at,
                 f"the rules draw die {self._used + 1} (a d{sides}) {self._what}, the log has none",
             )
         at, record = self._run[self._used]
@@ -85,19 +86,45 @@ class LoggedDice:
         return Draw(sides, record.face, Provenance(record.source), record.block, record.word)
 
 
+def every_roll_run(upcoming: Sequence[ev.Event], final: bool) -> tuple[Run, bool]:
+    """Return the dice of every roll up to the first event that belongs to no roll.
+
+    The end is the one command that may draw dice for several rolls (the fresh rounds of
+    tied opposed checks), each under a nonce of its own.
+    """
+    run: Run = []
+    for at, event in enumerate(upcoming):
+        if ev.roll_id_of(event) is None:
+            return run, True
+        if isinstance(event, ev.DiceRolled):
+            run += [(at, die) for die in event.dice]
+        elif isinstance(event, ev.DieExploded | ev.DieRerolled):
+            run.append((at, event.die))
+    return run, final
+
+
 def dice_factories(
-    upcoming: Sequence[ev.Event], start: int, roll_id: int, final: bool
+    upcoming: Sequence[ev.Event], start: int, roll_id: int | None, final: bool
 ) -> tuple[DiceFactory, TypedFactory]:
-    """Return the seeded and the typed-in dice of the roll's run from ``start``."""
-    run, complete = roll_run(upcoming, start, roll_id, final)
-    last = run[-1][0] if run else 0
+    """Return the seeded and the typed-in dice of the roll's run from ``start``.
+
+    Without a roll, the dice of every roll's events up to the first session-wide event.
+    """
+    if roll_id is None:
+        run, complete = every_roll_run(upcoming, final)
+    else:
+        run, complete = roll_run(upcoming, start, roll_id, final)
+    # A die the rules draw past the log's is missing right after the last one it has: name
+    # that event, as the chain check names the gap an event cut from the middle leaves
+    # (with no die at all, the command's first event).
+    missing_at = min(run[-1][0] + 1, len(upcoming) - 1) if run else 0
 
     def seeded(nonce: int, client_seed: str, salt: str) -> DiceSource:
         dice = [(at, d) for at, d in run if d.source == Provenance.SEEDED and d.nonce == nonce]
-        return LoggedDice(dice, complete, last, f"under nonce {nonce}")
+        return LoggedDice(dice, complete, missing_at, f"under nonce {nonce}")
 
     def typed(faces: tuple[int, ...]) -> DiceSource:
         dice = [(at, d) for at, d in run if d.source == Provenance.MANUAL]
-        return LoggedDice(dice, complete, last, "typed in")
+        return LoggedDice(dice, complete, missing_at, "typed in")
 
     return seeded, typed

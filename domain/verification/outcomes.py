@@ -95,7 +95,15 @@ def _check_opposed(roll: Roll) -> list[str]:
                 return problems
     request, resolution = roll.request, roll.resolution
     assert request.opponent is not None
-    tied = [n for n, (a, b) in enumerate(rounds, start=1) if a.total == b.total]
+    granted = request.opponent_rerolls_granted or 0
+    if roll.rerolls_of(1) > granted:
+        return [
+            f"roll {roll.roll_id}: {request.opponent.name}'s side rerolled "
+            f"{roll.rerolls_of(1)} dice, its allowance is {granted}"
+        ]
+    # Every round before the last tied; the last is compared only once the check resolves.
+    judged = rounds if resolution is not None else rounds[:-1]
+    tied = [n for n, (a, b) in enumerate(judged, start=1) if a.total == b.total]
     if [t.round for t in roll.ties] != tied or tied != list(range(1, len(rounds))):
         return [
             f"roll {roll.roll_id}: the log's tied rounds {[t.round for t in roll.ties]} "

@@ -21,6 +21,7 @@ from diceledger.domain.errors import RollError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.opposed import SIDES, side_roller
 from diceledger.domain.session.state import GM, SessionState
 from diceledger.domain.verification.logged_dice import roll_run
 
@@ -45,6 +46,7 @@ class Reading:
     now: datetime | None = None
     roll_id: int | None = None
     run_from: int = 1  # where the roll's dice start among the events
+    every_roll: bool = False  # the command draws dice for several rolls (the end)
 
 
 class Gap(Enum):
@@ -66,6 +68,9 @@ def _request(
             median=head.median,
             exploding=head.exploding,
             action_id=head.action_id,
+            rerolls=head.rerolls_granted,
+            reroll_scope=RerollScope(head.reroll_scope),
+            opponent_rerolls=head.opponent_rerolls_granted,
             blind=head.blind,
             label=head.label,
             salt=head.salt,
@@ -113,7 +118,6 @@ def _reroll(
     state: SessionState, head: ev.DieRerolled, upcoming: Sequence[ev.Event], final: bool
 ) -> Reading | None:
     """Read a reroll command: the dice it replaced, all drawn under the head's nonce."""
-    roll = state.rolls.get(head.roll_id)
     nonce = head.die.nonce
     replaced = []
     for event in upcoming:
@@ -127,8 +131,48 @@ def _reroll(
         if not final:
             return None  # more dice of this command may follow
     faces = () if head.die.source == Provenance.MANUAL else None
-    actor = roll.request.roller if roll is not None else ""
-    return Reading(actor, cmd.Reroll(head.roll_id, tuple(replaced), faces), None, head.roll_id, 0)
+    return Reading(
+        _reroller(state, head),
+        cmd.Reroll(head.roll_id, tuple(replaced), faces),
+        None,
+        head.roll_id,
+        0,
+    )
+
+
+def _reroller(state: SessionState, head: ev.DieRerolled) -> str:
+    """Return who rerolled: the roller, or for an opposed check's side, who rolls that side.
+
+    The log does not name them; any GM may take an NPC's side, and the request's roller,
+    a GM whenever an NPC is in the check, gives the same events.
+    """
+    roll = state.rolls.get(head.roll_id)
+    if roll is None:
+        return ""
+    request = roll.request
+    if request.opponent is None or head.side not in SIDES:
+        return request.roller
+    return side_roller(state, request, head.side) or request.roller
+
+
+def _accept(
+    state: SessionState, head: ev.RollAccepted, upcoming: Sequence[ev.Event], final: bool
+) -> Reading | None:
+    """Read an accept; of an opposed check, with the typed-in faces of a round it rolls."""
+    roll = state.rolls.get(head.roll_id)
+    if roll is None or roll.request.opponent is None:
+        return Reading(head.by, cmd.Accept(head.roll_id))
+    # The accept's round, if the check then ties, comes right after the tie.
+    if len(upcoming) < 3 and not final:
+        return None
+    tied, rolled = (list(upcoming[1:3]) + [None, None])[:2]
+    typed = (
+        isinstance(tied, ev.OpposedCheckTied)
+        and isinstance(rolled, ev.DiceRolled)
+        and rolled.roll_id == head.roll_id
+        and any(d.source == Provenance.MANUAL for d in rolled.dice[:1])
+    )
+    return Reading(head.by, cmd.Accept(head.roll_id, () if typed else None), None, head.roll_id)
 
 
 def _end(upcoming: Sequence[ev.Event], start: int) -> Reading | Gap | None:
@@ -143,12 +187,24 @@ def _end(upcoming: Sequence[ev.Event], start: int) -> Reading | Gap | None:
         if isinstance(revealed, ev.SeedRevealed) and isinstance(ended, ev.SessionEnded):
             now = parse_timestamp(ended.ended_at) if ended.ended_at is not None else None
             command = cmd.EndSession(bytes.fromhex(revealed.seed), ended.dispute_window)
-            return Reading(ended.by, command, now)
+            return Reading(ended.by, command, now, every_roll=True)
         if ended is None and isinstance(revealed, ev.SeedRevealed):
             return Gap.CUT
-        if not isinstance(revealed, ev.RollAccepted | ev.RollResolved | ev.CheckResolved):
+        if not isinstance(revealed, CLOSING):
             return None
     return Gap.CUT
+
+
+# What the end writes before its reveal: waiting rolls accepted and resolved, and the
+# fresh rounds of an opposed check that then ties.
+CLOSING = (
+    ev.RollAccepted,
+    ev.RollResolved,
+    ev.CheckResolved,
+    ev.OpposedCheckTied,
+    ev.DiceRolled,
+    ev.DieExploded,
+)
 
 
 def _decided_at(at: str | None) -> datetime | None:
@@ -183,7 +239,9 @@ def readings(
         reroll = _reroll(state, head, upcoming, final)
         return None if reroll is None else [reroll]
     if isinstance(head, ev.RollAccepted):
-        accept = Reading(head.by, cmd.Accept(head.roll_id))
+        accept = _accept(state, head, upcoming, final)
+        if accept is None:
+            return None
         end = _end(upcoming, 0)
         if isinstance(end, Reading):
             return [accept, end]

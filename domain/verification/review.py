@@ -9,6 +9,7 @@ from diceledger.domain.dice.engine import Reason, RollState
 from diceledger.domain.dice.request import DC_BASE
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.opposed import side_name
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import Roll, SessionState
 from diceledger.domain.verification.derivation import matches, rederive
@@ -39,6 +40,14 @@ def _request_step(request: ev.RollRequested) -> str:
         )
     if request.median:
         text += "; median check"
+    if request.opponent is not None:
+        text += f"; opposed by {request.opponent.name} {request.opponent.expression}"
+        if request.opponent_rerolls_granted or request.rerolls_granted:
+            text += (
+                f"; rerolls: {side.name} {request.rerolls_granted} ({request.reroll_scope}, "
+                f"action {request.action_id}), {request.opponent.name} "
+                f"{request.opponent_rerolls_granted or 0}"
+            )
     return text
 
 
@@ -102,15 +111,49 @@ def _total_steps(state: RollState, request: ev.RollRequested) -> list[str]:
     return steps
 
 
+def _opposed_steps(roll: Roll) -> list[str]:
+    """Return each round: each side's rerolls and accept in turn, then the comparison."""
+    request = roll.request
+    rounds = replay_rounds(roll)
+    steps = [_request_step(request)]
+    for number, pair in enumerate(rounds, start=1):
+        for side, state in enumerate(pair):
+            name = side_name(request, side)
+            initial = ", ".join(
+                f"#{d.index} d{d.sides}={d.face}" for d in state.dice if d.reason is Reason.INITIAL
+            )
+            steps.append(f"round {number}, {name}: dice rolled: {initial}")
+            steps += [
+                f"round {number}, {name}: {step}"
+                for step in _reroll_steps(state)
+                if step != "rerolls: none"
+            ]
+            steps += [
+                f"round {number}, {name}: accepted by {a.by} ({a.rerolls_left} rerolls left)"
+                for a in roll.accepts
+                if (a.side, a.round) == (side, number)
+            ]
+        first, second = pair
+        compared = roll.resolution is not None or number < len(rounds)
+        verdict = (
+            " (tie: roll again)"
+            if compared and first.total == second.total
+            else ""
+            if compared
+            else " (not compared yet: a side may still reroll)"
+        )
+        steps.append(
+            f"round {number}: {request.side.name} {first.total}, "
+            f"{side_name(request, 1)} {second.total}{verdict}"
+        )
+    return steps + [f"status: {roll.status}"]
+
+
 def resolution_steps(roll: Roll) -> list[str]:
     """Return the roll's resolution in the order of R14, one line a step."""
     request = roll.request
     if request.opponent is not None:
-        return [_request_step(request)] + [
-            f"round {n}: {request.side.name} {a.total}, {request.opponent.name} {b.total}"
-            + (" (tie: roll again)" if a.total == b.total else "")
-            for n, (a, b) in enumerate(replay_rounds(roll), start=1)
-        ]
+        return _opposed_steps(roll)
     state = replay_state(roll)
     initial = ", ".join(
         f"#{d.index} d{d.sides}={d.face}" for d in state.dice if d.reason is Reason.INITIAL
@@ -126,31 +169,46 @@ def resolution_steps(roll: Roll) -> list[str]:
     ]
 
 
-def _dice_rows(session: SessionState, roll: Roll) -> list[JsonValue]:
-    records = die_records(roll)
-    standing: dict[int, tuple[bool, bool]] = {}
+def _groups(roll: Roll) -> list[tuple[JsonObject, list[ev.DieRecord], RollState]]:
+    """Return the roll's dice in groups that resolve together: one side of one round each."""
     if roll.request.opponent is None:
-        standing = {v.die.index: (v.counted, v.discarded) for v in die_views(replay_state(roll))}
-    status = _derivations(session, roll, records)
+        return [({}, die_records(roll), replay_state(roll))]
     return [
-        {
-            "index": r.index,
-            "sides": r.sides,
-            "face": r.face,
-            "reason": r.reason,
-            "step": r.step,
-            "parent": r.parent,
-            "source": r.source,
-            "epoch": r.epoch,
-            "nonce": r.nonce,
-            "block": r.block,
-            "word": r.word,
-            "counted": standing.get(r.index, (None, None))[0],
-            "discarded": standing.get(r.index, (None, None))[1],
-            "verified": status[n],
-        }
-        for n, r in enumerate(records)
+        ({"side": side, "round": number}, die_records(roll, side, number), state)
+        for number, pair in enumerate(replay_rounds(roll), start=1)
+        for side, state in enumerate(pair)
     ]
+
+
+def _dice_rows(session: SessionState, roll: Roll) -> list[JsonValue]:
+    # Derived in log order (each nonce's dice in draw order), shown group by group.
+    logged = die_records(roll)
+    derived = dict(zip(map(id, logged), _derivations(session, roll, logged), strict=True))
+    rows: list[JsonValue] = []
+    for where, records, state in _groups(roll):
+        standing = {v.die.index: (v.counted, v.discarded) for v in die_views(state)}
+        rows += [{**where, **_row(r, standing.get(r.index), derived[id(r)])} for r in records]
+    return rows
+
+
+def _row(r: ev.DieRecord, standing: tuple[bool, bool] | None, verified: str) -> JsonObject:
+    counted, discarded = standing if standing is not None else (None, None)
+    return {
+        "index": r.index,
+        "sides": r.sides,
+        "face": r.face,
+        "reason": r.reason,
+        "step": r.step,
+        "parent": r.parent,
+        "source": r.source,
+        "epoch": r.epoch,
+        "nonce": r.nonce,
+        "block": r.block,
+        "word": r.word,
+        "counted": counted,
+        "discarded": discarded,
+        "verified": verified,
+    }
 
 
 def _derivations(session: SessionState, roll: Roll, records: list[ev.DieRecord]) -> list[str]:

@@ -1,9 +1,11 @@
 """Verify a session's log: chain, rules, nonces, commitments, every die and every outcome.
 
 One pass over the records in stream order checks the hash chain, folds the session, and
-checks each event against the state before it: nonces gapless and never reused, dice drawn
-only from the committed, not yet revealed epoch, revealed seeds matching their
-commitments, every total and outcome equal to resolving the roll again from its dice.
+checks each event against the state before it: nonces gapless and never reused (a request,
+a reroll command, and an accept or end that rolls an opposed check's fresh round each take
+the next), dice drawn only from the committed, not yet revealed epoch, revealed seeds
+matching their commitments, every total and outcome equal to resolving the roll again
+from its dice.
 Each command is also decided again from the state before it (``conformance``): the log
 must hold exactly the events an honest run of the rules gives, so a player who makes
 themself GM, or a reroll past the allowance, is named even under a rebuilt hash chain.
@@ -138,6 +140,8 @@ class _Verifier:
             self._request(record, event)
         elif isinstance(event, ev.DieRerolled):
             self._reroll_nonce(record, event)
+        elif isinstance(event, ev.DiceRolled):
+            self._round_nonce(record, event)
         elif isinstance(event, ev.SeedRevealed):
             epoch = self.state.epochs[event.epoch - 1]
             if commitment(bytes.fromhex(event.seed)) != epoch.commitment:
@@ -198,6 +202,27 @@ class _Verifier:
             )
         self.last_nonce = max(self.last_nonce, nonce)
         self.nonce_use[nonce] = (event.roll_id, "reroll")
+        self.draw_nonce[event.roll_id] = nonce
+
+    def _round_nonce(self, record: RecordedEvent, event: ev.DiceRolled) -> None:
+        """Take the nonce of a command after the request that rolls a fresh round.
+
+        An accept (or the end) whose opposed check then ties draws the next round under
+        the next nonce; a request or reroll draws it under its own, already taken.
+        """
+        if event.round == 1 or not event.dice:
+            return
+        nonce = event.dice[0].nonce
+        if nonce == self.draw_nonce.get(event.roll_id):
+            return
+        if nonce != self.last_nonce + 1:
+            self.fail(
+                record,
+                f"round {event.round} of roll {event.roll_id} took nonce {nonce}, "
+                f"the next was {self.last_nonce + 1}",
+            )
+        self.last_nonce = max(self.last_nonce, nonce)
+        self.nonce_use[nonce] = (event.roll_id, "round")
         self.draw_nonce[event.roll_id] = nonce
 
     def _dice(self, record: RecordedEvent, event: ev.Event) -> None:

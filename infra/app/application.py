@@ -163,9 +163,14 @@ class Application:
         """Spend rerolls on chosen dice of a roll awaiting them (R11)."""
         return self._on_roll(actor, session_id, command.roll_id, command)
 
-    def accept(self, actor: str, session_id: str, roll_id: int) -> RollResult:
-        """Accept a roll awaiting rerolls as it stands."""
-        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id))
+    def accept(
+        self, actor: str, session_id: str, roll_id: int, faces: tuple[int, ...] | None = None
+    ) -> RollResult:
+        """Accept a roll awaiting rerolls as it stands (of an opposed check: one side's turn).
+
+        ``faces`` are typed-in dice for the fresh round an opposed check rolls if it ties.
+        """
+        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id, faces))
 
     def reveal_roll(self, actor: str, session_id: str, roll_id: int) -> RollResult:
         """Show a blind roll to the players (GM)."""

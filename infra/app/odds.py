@@ -35,6 +35,7 @@ class OddsQuery:
     reroll: int = 0
     exploding: bool = True
     versus: Side | None = None
+    vs_reroll: int = 0  # the other side's allowance in an opposed check
 
     def target_value(self) -> int | None:
         """Return the target to meet, derived from the DC when one is given (R4)."""
@@ -72,19 +73,21 @@ class SingleOdds:
 
 @dataclass(frozen=True, slots=True)
 class VersusOdds:
-    """An opposed check's chances to win, lose or tie a round."""
+    """An opposed check's chances to win, lose or tie its first round (rerolls included)."""
 
     spec: RollSpec
     other: RollSpec
     odds: OpposedOdds
     mean: Fraction
     other_mean: Fraction
+    rerolls: int = 0
+    other_rerolls: int = 0
 
     def as_json(self) -> JsonObject:
         """Return exact fractions and floats."""
         return {
-            "roll": describe(self.spec, 0),
-            "versus": describe(self.other, 0),
+            "roll": describe(self.spec, self.rerolls),
+            "versus": describe(self.other, self.other_rerolls),
             "win": exact(self.odds.win),
             "lose": exact(self.odds.lose),
             "tie": exact(self.odds.tie),
@@ -97,18 +100,22 @@ def odds_of(query: OddsQuery) -> SingleOdds | VersusOdds:
     """Compute the exact odds the query asks for."""
     roll, versus = query.roll, query.versus
     if versus is None:
+        if query.vs_reroll:
+            raise InvalidInputError("a reroll allowance of the other side needs an opposed check")
         # A target alone asks P(total >= target): a score-0 check has the odds of a plain
         # roll, and a plain roll needs no single check die (R3).
         is_check = bool(roll.adv or roll.dis or roll.median)
         spec = spec_of(roll, is_check, query.exploding)
         target = query.target_value()
         return SingleOdds(spec, query.reroll, target, distribution(spec, query.reroll))
-    if query.target is not None or query.dc is not None or query.reroll:
-        raise InvalidInputError("an opposed check takes no target, DC or reroll")
+    if query.target is not None or query.dc is not None:
+        raise InvalidInputError("an opposed check takes no target or DC")
     spec = spec_of(roll, True, query.exploding)
     other = spec_of(versus, True, query.exploding)
-    mean, other_mean = distribution(spec).mean, distribution(other).mean
-    return VersusOdds(spec, other, opposed_odds(spec, other), mean, other_mean)
+    mine, theirs = query.reroll, query.vs_reroll
+    odds = opposed_odds(spec, other, mine, theirs)
+    mean, other_mean = distribution(spec, mine).mean, distribution(other, theirs).mean
+    return VersusOdds(spec, other, odds, mean, other_mean, mine, theirs)
 
 
 def spec_of(side: Side, is_check: bool, exploding: bool) -> RollSpec:

@@ -18,8 +18,9 @@ from diceledger.domain.projections.luck import LuckStep
 from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.projections.timeline import Line
 from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session.opposed import side_name, waiting_side
 from diceledger.domain.session.state import Epoch, Member, Roll, SessionState
-from diceledger.domain.session.views import roll_view, session_view
+from diceledger.domain.session.views import rerolls_open, roll_view, session_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +31,12 @@ class RollResult:
     viewer: str
     viewer_is_gm: bool
     roll: Roll
-    rerolls_left: int
+    rerolls_left: int  # for whoever it waits for: of an opposed check, the side on turn
     reroll_scope: RerollScope
     view: JsonObject
     appended: tuple[RecordedEvent, ...] = ()
     checkpoint: str | None = None  # the signed checkpoint the command produced
+    waiting_for: str | None = None  # an opposed check's side whose turn it is
 
     @classmethod
     def of(
@@ -47,17 +49,19 @@ class RollResult:
     ) -> RollResult:
         """Snapshot roll ``roll_id`` of ``state`` for ``viewer``."""
         roll = state.rolls[roll_id]
-        action = state.actions[roll.request.action_id]
+        left, scope = rerolls_open(state, roll)
+        side = waiting_side(state, roll)
         return cls(
             session_id=state.session_id or "",
             viewer=viewer,
             viewer_is_gm=state.is_gm(viewer),
             roll=roll.snapshot(),
-            rerolls_left=action.remaining,
-            reroll_scope=action.scope,
+            rerolls_left=left,
+            reroll_scope=scope,
             view=roll_view(state, roll, viewer),
             appended=appended,
             checkpoint=checkpoint,
+            waiting_for=None if side is None else side_name(roll.request, side),
         )
 
 

@@ -38,6 +38,8 @@ def test_demo_shows_every_part_of_a_session_and_verifies(tmp_path: Path) -> None
         "resolution (R14):",
         "roll 2 voided",
         "--replaces 2",
+        "awaiting cara's rerolls: 1 left",
+        "cara wins after 2 rounds",
         "seed reveal $S",
         "verified: the chain, versions, rules, nonces, commitments and every outcome hold",
         "== Explore further",

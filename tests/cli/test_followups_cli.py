@@ -172,11 +172,14 @@ def test_r6_opposed_check_rolls_both_sides_and_names_the_winner(ledger: Ledger, 
     roll = ledger.data(
         "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "12,5"
     )
-    named = [{key: c[key] for key in ("name", "expression", "total")} for c in roll["contestants"]]
+    keys = ("name", "expression", "total", "rerolls_spent", "rerolls_left")
+    named = [{key: c[key] for key in keys} for c in roll["contestants"]]
+    no_rerolls = {"rerolls_spent": 0, "rerolls_left": 0}
     assert named == [
-        {"name": "ann", "expression": "1d20+2", "total": 14},
-        {"name": "bob", "expression": "1d20+1", "total": 6},
+        {"name": "ann", "expression": "1d20+2", "total": 14, **no_rerolls},
+        {"name": "bob", "expression": "1d20+1", "total": 6, **no_rerolls},
     ]
+    assert roll["waiting_for"] is None
     assert (roll["winner"], roll["success"], roll["margin"], roll["rounds"]) == ("ann", True, 8, 1)
     assert [(d["side"], d["round"], d["face"]) for d in roll["dice"]] == [(0, 1, 12), (1, 1, 5)]
     out = ledger.ok("ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "3,5")

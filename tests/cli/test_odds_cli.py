@@ -79,6 +79,20 @@ def test_r6_opposed_check_shows_win_lose_and_tie(run: Callable[..., Result]) -> 
     assert Fraction(payload["win"]["fraction"]) + Fraction(payload["lose"]["fraction"]) == 1
 
 
+def test_r6_r11_opposed_odds_follow_each_sides_rerolls_through_tied_rounds(
+    run: Callable[..., Result],
+) -> None:
+    args = ("odds", "1d6n", "--vs", "1d4n+1", "--reroll", "2", "--vs-reroll", "1")
+    payload = json.loads(run(*args, "--json").output)
+    # The same fraction the brute force gives (tests/domain/odds/test_opposed_rerolls_odds.py).
+    assert payload["win"]["fraction"] == "933/1331"
+    assert (payload["roll"], payload["versus"]) == ("1d6n, reroll 2", "1d4n+1, reroll 1")
+    text = run(*args).output
+    assert text.splitlines()[0] == "1d6n, reroll 2  versus  1d4n+1, reroll 1"
+    assert "win   933/1331 (70.10%)" in text
+    assert "in the first round, then both roll again" in text
+
+
 def test_bad_notation_is_one_line_and_exit_1(run: Callable[..., Result]) -> None:
     result = run("odds", "1d20+5x")
     assert result.exit_code == 1
@@ -97,6 +111,7 @@ def test_too_big_a_roll_is_refused_with_exit_1(run: Callable[..., Result]) -> No
         ("1d20", "--target", "3", "--dc", "1"),
         ("1d20", "--vs", "1d20", "--target", "3"),
         ("1d20", "--vs-adv", "1"),
+        ("1d20", "--vs-reroll", "1"),
         ("1d20", "--adv", "-1"),
     ],
 )

@@ -61,7 +61,7 @@ def test_a_field_without_a_description_is_refused() -> None:
 
 def test_nested_records_become_shared_definitions_and_tuples_arrays() -> None:
     document = events_document(EVENT_TYPES, {})
-    side = data_schema(document, "RollRequested", 1)
+    side = data_schema(document, "RollRequested", 2)
     assert set(side["$defs"]) == {"Amount", "CheckSide"}
     assert side["properties"]["side"]["$ref"] == "#/$defs/CheckSide"
     assert side["properties"]["opponent"]["anyOf"] == [

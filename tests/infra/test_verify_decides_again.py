@@ -2,7 +2,8 @@
 
 Random tables play every kind of command through the real service (refusals included,
 which append nothing): rolls of every kind with typed-in and seeded dice, the default
-reroll policy and rerolls by hand, accepts, opposed ties, blind rolls, seed reveals,
+reroll policy and rerolls by hand, accepts, opposed ties, opposed checks whose sides
+reroll (by whoever may, and refused to whoever may not), blind rolls, seed reveals,
 disputes, voids and replacements, the end with rolls still waiting, and disputes after
 it. Each log must verify clean, and a log cut anywhere must not name a rule it keeps.
 """
@@ -19,7 +20,8 @@ from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
-from diceledger.domain.session.state import AWAITING
+from diceledger.domain.session.opposed import side_roller, waiting_side
+from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec import from_record
 from diceledger.infra.sessions import SessionService
@@ -73,6 +75,17 @@ def a_roll(rng: random.Random, who: str) -> cmd.RequestRoll:
     )
 
 
+def decider(state: SessionState, roll: Roll, rng: random.Random) -> str:
+    """Return who rerolls or accepts: mostly whoever may, sometimes someone who may not."""
+    request = roll.request
+    if rng.random() < 0.2:
+        return rng.choice(["gm", *PLAYERS])
+    side = waiting_side(state, roll)
+    if side is None:
+        return request.roller
+    return side_roller(state, request, side) or "gm"
+
+
 def play(service: SessionService, sid: str, rng: random.Random) -> None:
     state = service.load(sid)
     who = rng.choice(PLAYERS)
@@ -86,19 +99,34 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
         waiting = [r for r in rolls if r.status == AWAITING]
         if waiting:
             roll = rng.choice(waiting)
-            dice = tuple(rng.sample(range(len(roll.dice) + 2), rng.randint(1, 2)))
+            # An opposed check's side has a die or two in its round; a roll may have more.
+            count = 2 if roll.request.opponent is not None else len(roll.dice) + 2
+            dice = tuple(rng.sample(range(count), rng.randint(1, 2)))
             faces = tuple(rng.randint(1, 4) for _ in dice) if rng.random() < 0.3 else None
-            service.execute(sid, roll.request.roller, cmd.Reroll(roll.roll_id, dice, faces))
+            if faces and roll.request.opponent is not None and rng.random() < 0.5:
+                faces += (rng.randint(1, 4), rng.randint(1, 4))  # a fresh round, if it ties
+            service.execute(sid, decider(state, roll, rng), cmd.Reroll(roll.roll_id, dice, faces))
     elif pick < 0.6:
         waiting = [r for r in rolls if r.status == AWAITING]
         if waiting:
             roll = rng.choice(waiting)
-            service.execute(sid, roll.request.roller, cmd.Accept(roll.roll_id))
+            faces = (rng.randint(1, 4), rng.randint(1, 4)) if rng.random() < 0.2 else None
+            service.execute(sid, decider(state, roll, rng), cmd.Accept(roll.roll_id, faces))
     elif pick < 0.68:
         other = rng.choice(["orc", *PLAYERS])
         actor = rng.choice(["gm", who])
         sides = (CheckSide(who, "1d4"), CheckSide(other, "1d4", advantage=amounts(rng)))
-        service.execute(sid, actor, cmd.RequestOpposed(*sides, blind=rng.random() < 0.2))
+        manual = rng.random() < 0.25
+        opposed = cmd.RequestOpposed(
+            *sides,
+            action_id=rng.choice([None, f"act-{who}", "shared"]),
+            rerolls=rng.choice([0, 0, 1, 2]),
+            reroll_scope=rng.choice(["effect", "damage"]),
+            opponent_rerolls=rng.choice([0, 1, 2]),
+            blind=rng.random() < 0.2,
+            faces=tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 4]))) if manual else None,
+        )
+        service.execute(sid, actor, opposed)
     elif pick < 0.72:
         blind = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS))
         service.execute(sid, "gm", blind)

@@ -74,6 +74,20 @@ def _roll_until(table: Cli, actor: str, args: tuple[str, ...], wanted: Callable[
     raise AssertionError(f"no roll of {TRIES} {args} was {wanted.__name__}")
 
 
+def _opposed_with_rerolls(table: Cli, sid: str) -> None:
+    """Opposed checks whose sides reroll: a seeded reroll of the other side, and an accept
+    whose tied round is drawn under a nonce of its own (12 all, typed in)."""
+    sides = ("opposed", sid, "1d20+2", "--vs", "bob", "1d20", "--reroll", "1")
+    first = table.data("ann", *sides, "--vs-reroll", "1", "--faces", "10,12")["roll_id"]
+    table.run("ann", "accept", sid, str(first))
+    table.run("bob", "reroll", sid, str(first), "--die", "0")
+    second = table.data("ann", *sides, "--faces", "10,12")["roll_id"]
+    for roll_id in (first, second):
+        roll = table.data("ann", "session", "show", sid)["rolls"][roll_id - 1]
+        while roll["status"] == "awaiting_rerolls":
+            roll = table.data(roll["waiting_for"], "accept", sid, str(roll_id))
+
+
 def play_session(folder: Path) -> PlayedSession:
     """Play a session of every kind of roll on a new SQLite file in ``folder``; export it."""
     url = f"sqlite:///{folder / 'table.sqlite'}"
@@ -97,6 +111,7 @@ def play_session(folder: Path) -> PlayedSession:
     _roll_until(table, "zoë", ("roll", sid, "6d4"), _exploded)
     _roll_until(table, "gm", ("opposed", sid, "1d4", "--vs", "orc", "1d4"), _tied)
     table.run("gm", "check", sid, "1d20", "--target", "12", "--blind", "--for", "bob")
+    _opposed_with_rerolls(table, sid)
     halfway = folder / "halfway.jsonl"
     table.run("gm", "export", sid, "-o", str(halfway))
     table.run("gm", "session", "end", sid)

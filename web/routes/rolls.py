@@ -12,7 +12,7 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import run_once
-from diceledger.web.schemas import RerollBody, RollBody
+from diceledger.web.schemas import AcceptBody, RerollBody, RollBody
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls", tags=["rolls"])
 
@@ -68,14 +68,20 @@ def reroll(
 
 @router.post("/{roll_id}/accept")
 def accept(
-    session_id: str, roll_id: int, member: Member, request: Request, web: Services
+    session_id: str,
+    roll_id: int,
+    member: Member,
+    request: Request,
+    web: Services,
+    body: AcceptBody | None = None,
 ) -> Response:
-    """Accept a roll awaiting rerolls as it stands."""
+    """Accept a roll awaiting rerolls as it stands (of an opposed check: one side's turn)."""
+    faces = None if body is None or body.faces is None else tuple(body.faces)
 
     def accepted() -> JsonObject:
-        return roll_json(web.app.accept(member.member, session_id, roll_id))
+        return roll_json(web.app.accept(member.member, session_id, roll_id, faces))
 
-    return run_once(request, web, member.token_id, None, accepted)
+    return run_once(request, web, member.token_id, body, accepted)
 
 
 @router.post("/{roll_id}/reveal")

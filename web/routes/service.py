@@ -40,6 +40,7 @@ def odds(  # keyword-only: the repeatable amounts have no default value of their
     vs_median: bool = False,
     vs_eased: Amounts,
     vs_hindered: Amounts,
+    vs_reroll: int = Query(default=0, ge=0, le=1000),
 ) -> Response:
     """Return the exact odds of a roll, a check or an opposed check (the CLI's `odds --json`)."""
     versus = (
@@ -54,5 +55,6 @@ def odds(  # keyword-only: the repeatable amounts have no default value of their
         reroll=reroll,
         exploding=not no_explode,
         versus=versus,
+        vs_reroll=vs_reroll,
     )
     return answer(odds_of(query).as_json())

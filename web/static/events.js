@@ -9,11 +9,11 @@ export const SCHEMA_VERSIONS = {
   SessionStarted: 2,
   PlayerJoined: 1,
   SeedCommitted: 1,
-  RollRequested: 1,
+  RollRequested: 2,
   DiceRolled: 1,
   DieExploded: 1,
-  DieRerolled: 1,
-  RollAccepted: 1,
+  DieRerolled: 2,
+  RollAccepted: 2,
   RollResolved: 1,
   CheckResolved: 1,
   OpposedCheckTied: 1,
@@ -25,7 +25,15 @@ export const SCHEMA_VERSIONS = {
 };
 
 // Older versions an upcaster still reads (infra/codec.py).
-const UPCAST_FROM = { SessionStarted: 1, RollDisputed: 1, DisputeResolved: 1, SessionEnded: 1 };
+const UPCAST_FROM = {
+  SessionStarted: 1,
+  RollRequested: 1,
+  DieRerolled: 1,
+  RollAccepted: 1,
+  RollDisputed: 1,
+  DisputeResolved: 1,
+  SessionEnded: 1,
+};
 
 const isInteger = (value) => Number.isSafeInteger(value);
 const KINDS = {

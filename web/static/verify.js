@@ -137,6 +137,7 @@ class Verifier {
         this.dice(record, event.roll_id, [event.die]);
         break;
       case "DiceRolled":
+        this.roundNonce(record, event);
         this.dice(record, event.roll_id, event.dice);
         break;
       default:
@@ -205,6 +206,23 @@ class Verifier {
     }
     this.lastNonce = Math.max(this.lastNonce, nonce);
     this.nonceUse.set(nonce, `${event.roll_id}/reroll`);
+    this.drawNonce.set(event.roll_id, nonce);
+  }
+
+  /**
+   * Take the nonce of a command after the request that rolls an opposed check's fresh round:
+   * an accept (or the end) whose round then ties draws it under the next nonce.
+   */
+  roundNonce(record, event) {
+    if ((event.round ?? 1) === 1 || event.dice.length === 0) return;
+    const nonce = event.dice[0].nonce;
+    if (nonce === this.drawNonce.get(event.roll_id)) return;
+    if (nonce !== this.lastNonce + 1) {
+      const [id, next] = [event.roll_id, this.lastNonce + 1];
+      this.fail(record, `round ${event.round} of roll ${id} took nonce ${nonce}, the next was ${next}`);
+    }
+    this.lastNonce = Math.max(this.lastNonce, nonce);
+    this.nonceUse.set(nonce, `${event.roll_id}/round`);
     this.drawNonce.set(event.roll_id, nonce);
   }
 

@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import CheckDie, RollSpec, Target
+from diceledger.domain.odds import opposed_odds
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.report import (
     ACROSS_SESSIONS,
@@ -139,6 +141,48 @@ def test_r6_opposed_checks_count_for_both_members_and_not_for_npcs() -> None:
     assert ann.groups["luck"]["expected"] == 0.5
     assert bob.groups["luck"]["expected"] == 1.0
     assert ("tomb-1a2b3c", "orc") not in found
+
+
+def test_r6_r11_each_side_of_an_opposed_check_counts_its_own_rerolls_and_gain() -> None:
+    script = Script.table("ann", "bob")
+    duel = cmd.RequestOpposed(
+        CheckSide("ann", "1d20+2"),
+        CheckSide("bob", "1d20"),
+        rerolls=1,
+        opponent_rerolls=2,
+        faces=(3, 12),
+    )
+    script.do("ann", duel)
+    script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))  # 5 -> 12
+    script.do("bob", cmd.Reroll(1, (0,), faces=(8,)))  # 12 -> 8
+    script.do("bob", cmd.Accept(1))  # ann wins, 12 to 8
+    found = reports(script.log, "gm")
+    ann, bob = found[("tomb-1a2b3c", "ann")], found[("tomb-1a2b3c", "bob")]
+    assert ann.groups["rerolls"] == {"spent": 1, "gain": 7, "mean_gain": 7.0}
+    assert bob.groups["rerolls"] == {"spent": 1, "gain": -4, "mean_gain": -4.0}
+    # Expected wins come from the odds with both allowances spent by the default policy.
+    spec = duel_specs("1d20+2", "1d20")
+    win = opposed_odds(*spec, 1, 2).win
+    assert ann.groups["luck"]["expected"] == round(float(win), 6)
+    assert bob.groups["luck"]["expected"] == round(float(1 - win), 6)
+
+
+def test_r6_r11_rerolls_a_side_spends_in_several_rounds_all_count() -> None:
+    script = Script.table("ann", "bob")
+    duel = cmd.RequestOpposed(
+        CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20"), rerolls=2, faces=(3, 12)
+    )
+    script.do("ann", duel)
+    script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))  # 5 -> 12, a tie so far
+    script.do("ann", cmd.Accept(1, faces=(4, 9)))  # tied: round 2, 6 against 9
+    script.do("ann", cmd.Reroll(1, (0,), faces=(9,)))  # 6 -> 11: ann wins
+    ann = reports(script.log, "gm")[("tomb-1a2b3c", "ann")]
+    assert ann.groups["rerolls"] == {"spent": 2, "gain": 12, "mean_gain": 6.0}
+    assert ann.groups["outcomes"]["opposed_won"] == 1
+
+
+def duel_specs(first: str, second: str) -> tuple[RollSpec, RollSpec]:
+    return RollSpec(parse(first), CheckDie()), RollSpec(parse(second), CheckDie())
 
 
 def test_across_sessions_sums_each_session_in_the_viewers_scope() -> None:

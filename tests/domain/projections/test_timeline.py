@@ -137,3 +137,31 @@ def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None
     assert view["hidden_rolls"] == 1
     assert view["totals"]["bob"]["rolls"] == 1
     assert standing(script.state, hidden_from(script.state, "gm"))["totals"]["bob"]["rolls"] == 2
+
+
+def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round() -> None:
+    script = Script.table("ann", "bob")
+    duel = cmd.RequestOpposed(
+        ev.CheckSide("ann", "1d20+2"),
+        ev.CheckSide("bob", "1d20"),
+        rerolls=1,
+        opponent_rerolls=1,
+        faces=(3, 12),
+    )
+    script.do("ann", duel)
+    script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))
+    script.do("bob", cmd.Accept(1, faces=(9, 4)))
+    lines = texts(script, "gm")
+    assert lines[-8:] == [
+        "#1 opposed: ann 1d20+2 vs bob 1d20 [1 effect rerolls, bob 1 rerolls, typed-in dice]",
+        "#1 ann, round 1, dice: d20 3",
+        "#1 bob, round 1, dice: d20 12",
+        "#1 ann, round 1, reroll: d20 3 -> d20 10",
+        "#1 bob, round 1, accepted by bob (1 rerolls left)",
+        "#1 round 1 tied at 12; both roll again",
+        "#1 ann, round 2, dice: d20 9",
+        "#1 bob, round 2, dice: d20 4",
+    ]
+    # Bob's reroll carries into round 2, so the check waits for him there.
+    (waiting,) = standing(script.state)["open_rolls"]  # type: ignore[misc]
+    assert waiting == {"roll_id": 1, "player": "ann", "kind": "opposed", "total_so_far": 11}

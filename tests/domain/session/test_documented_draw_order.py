@@ -209,6 +209,60 @@ def test_an_opposed_check_draws_each_side_with_its_chain_round_after_round() -> 
     assert ties == list(range(1, len(rounds)))
 
 
+def dice_of(table: SeededTable, roll_id: int) -> list[tuple[int, int, int, int | None, int]]:
+    """Return (round, side, face, word, nonce) of a roll's recorded dice, in log order."""
+    return [
+        (e.round, e.side, d.face, d.word, d.nonce)
+        for e in table.events
+        if isinstance(e, ev.DiceRolled | ev.DieExploded | ev.DieRerolled) and e.roll_id == roll_id
+        for d in (e.dice if isinstance(e, ev.DiceRolled) else (e.die,))
+    ]
+
+
+def test_an_opposed_reroll_takes_its_own_nonce_and_a_tie_it_makes_continues_it() -> None:
+    def reroll_ties_then_a_round_is_won(salt: str) -> bool:
+        first, later = stream(1, salt), stream(2, salt)
+        mine, theirs = first.draw(6).face, first.draw(6).face
+        return later.draw(6).face == theirs != mine and later.draw(6).face != later.draw(6).face
+
+    salt = find_salt(reroll_ties_then_a_round_is_won)
+    table = SeededTable()
+    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d6n"))
+    table.run("ann", cmd.RequestOpposed(*sides, rerolls=1, salt=salt))
+    table.run("ann", cmd.Reroll(1, (0,)))
+    first, later = stream(1, salt), stream(2, salt)
+    # The request: ann's die then bob's, under nonce 1. The reroll: ann's new die under
+    # nonce 2; it ties, so round 2 goes on in nonce 2's stream: ann's die, then bob's.
+    predicted = [(1, 0, 1), (1, 1, 1), (1, 0, 2), (2, 0, 2), (2, 1, 2)]
+    draws = [first.draw(6), first.draw(6), later.draw(6), later.draw(6), later.draw(6)]
+    expected = [
+        (number, side, d.face, d.word, nonce)
+        for (number, side, nonce), d in zip(predicted, draws, strict=True)
+    ]
+    assert dice_of(table, 1) == expected
+    assert [d.word for d in draws[2:]] == [0, 1, 2]  # the stream of nonce 2 never restarts
+    assert isinstance(table.events[-1], ev.CheckResolved) and table.state.next_nonce == 3
+
+
+def test_an_accept_whose_round_ties_draws_the_next_round_under_the_next_nonce() -> None:
+    def first_round_ties(salt: str) -> bool:
+        first = stream(1, salt)
+        return first.draw(6).face == first.draw(6).face
+
+    salt = find_salt(first_round_ties)
+    table = SeededTable()
+    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d6n"))
+    table.run("ann", cmd.RequestOpposed(*sides, rerolls=1, salt=salt))
+    accepted = table.run("ann", cmd.Accept(1))
+    later = stream(2, salt)
+    round_two = [
+        (2, side, d.face, d.word, 2) for side, d in enumerate((later.draw(6), later.draw(6)))
+    ]
+    assert dice_of(table, 1)[2:] == round_two
+    # Ann kept her reroll: round 2 waits for her, and the accept took nonce 2.
+    assert not isinstance(accepted[-1], ev.CheckResolved) and table.state.next_nonce == 3
+
+
 def test_each_reroll_the_default_policy_makes_takes_a_nonce_of_its_own() -> None:
     def two_low_rerolls(salt: str) -> bool:
         first = stream(1, salt)

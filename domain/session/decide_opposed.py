@@ -1,0 +1,277 @@
+"""Decide an opposed check: its request, each side's rerolls and accepts, and its end (R6).
+
+A round rolls both sides (the request's side first). Then each side holding rerolls takes
+its turn, the request's side first: it rerolls until its allowance is spent, or accepts.
+When neither side waits, the round is compared; a tie rolls a fresh round in the same
+command, and the allowances left carry into it (docs/rules.md, "Rerolls in an opposed
+check"). Every command that draws dice draws them under one nonce: the request's, a
+reroll's, or the next one for an accept (or the end) whose round then ties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from diceledger.domain.dice.checks import MAX_OPPOSED_ROUNDS
+from diceledger.domain.dice.engine import reroll as reroll_dice
+from diceledger.domain.dice.engine import start
+from diceledger.domain.dice.request import RollKind, RollSpec
+from diceledger.domain.dice.sources import DiceSource
+from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide_rolls import (
+    MAX_REROLLS,
+    allowance,
+    check_salt,
+    check_texts,
+    finish_manual,
+    new_request,
+    refuse_while_opposed_waits,
+    source_for,
+)
+from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.opposed import (
+    Standing,
+    may_decide,
+    side_name,
+    side_roller,
+    standing,
+)
+from diceledger.domain.session.rolls import dice_events, spec_of
+from diceledger.domain.session.state import Roll, SessionState
+
+
+class CommandDice:
+    """The dice a command draws for fresh rounds: made when first needed, then kept.
+
+    One command draws all its dice from one source under one nonce, however many tied
+    rounds it rolls; a command whose round never ties makes no source and takes no nonce.
+    """
+
+    def __init__(self, make: Callable[[], tuple[DiceSource, int]]) -> None:
+        self._make = make
+        self._made: tuple[DiceSource, int] | None = None
+
+    def __call__(self) -> tuple[DiceSource, int]:
+        """Return the command's source and its nonce."""
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+
+def _specs(request: ev.RollRequested) -> tuple[RollSpec, RollSpec]:
+    assert request.opponent is not None
+    return spec_of(request, request.side), spec_of(request, request.opponent)
+
+
+def _roll_round(
+    request: ev.RollRequested, check: Standing, dice: CommandDice, epoch: int
+) -> list[ev.Event]:
+    """Roll both sides of the next round: each side's dice, then its chains (R14)."""
+    source, nonce = dice()
+    check.round += 1
+    check.accepted = [False, False]
+    check.sides = []
+    events: list[ev.Event] = []
+    for side, spec in enumerate(_specs(request)):
+        rolled = start(spec, source)
+        check.sides.append(rolled)
+        events += dice_events(request.roll_id, rolled.dice, epoch, nonce, side, check.round)
+    return events
+
+
+def _settle(
+    request: ev.RollRequested, check: Standing, dice: CommandDice, epoch: int
+) -> list[ev.Event]:
+    """Compare the round once neither side waits; a tie rolls the next round (R6)."""
+    events: list[ev.Event] = []
+    while check.turn is None:
+        first, second = (state.total for state in check.sides)
+        if first != second:
+            events.append(_resolved(request, check))
+            return events
+        events.append(ev.OpposedCheckTied(request.roll_id, check.round, first))
+        if check.round >= MAX_OPPOSED_ROUNDS:
+            raise RollError(
+                f"the opposed check tied {MAX_OPPOSED_ROUNDS} rounds in a row; "
+                "the dice source looks broken"
+            )
+        events += _roll_round(request, check, dice, epoch)
+    return events
+
+
+def _resolved(request: ev.RollRequested, check: Standing) -> ev.CheckResolved:
+    first, second = (state.total for state in check.sides)
+    winner = 0 if first > second else 1
+    name, other = side_name(request, 0), side_name(request, 1)
+    return ev.CheckResolved(
+        roll_id=request.roll_id,
+        total=first,
+        target=None,
+        success=winner == 0,
+        margin=first - second,
+        detail=f"{name} {first} vs {other} {second}",
+        opponent_total=second,
+        winner=side_name(request, winner),
+        rounds=check.round,
+    )
+
+
+def _allowances(
+    state: SessionState, command: cmd.RequestOpposed, roll_id: int, ctx: Context
+) -> tuple[int, str, list[int]]:
+    """Return what the request grants its action, the scope, and each side's rerolls."""
+    if command.opponent_rerolls is None:
+        if command.rerolls:
+            raise RerollError("a check without rerolls on either side grants none")
+        return 0, command.reroll_scope.value, [0, 0]
+    if not 0 <= command.opponent_rerolls <= MAX_REROLLS:
+        raise RerollError(
+            f"a reroll allowance is 0 to {MAX_REROLLS}, not {command.opponent_rerolls}"
+        )
+    action_id, granted, scope, usable = allowance(state, command, roll_id, RollKind.OPPOSED)
+    action = state.actions.get(action_id)
+    if action is not None and action.owner != ctx.actor:
+        raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
+    if usable:
+        refuse_while_opposed_waits(state, action_id)
+    opponent = command.opponent.name
+    member = state.members.get(opponent)
+    if command.blind and command.opponent_rerolls and member is not None and not member.is_gm:
+        raise RerollError(f"{opponent} cannot reroll in a blind roll they cannot see")
+    return granted, scope, [usable, command.opponent_rerolls]
+
+
+def request_opposed(
+    state: SessionState, command: cmd.RequestOpposed, ctx: Context
+) -> list[ev.Event]:
+    """Roll both sides of an opposed check; compare, or wait for a side's rerolls (R6)."""
+    require_open(state)
+    require_member(state, ctx.actor)
+    side, opponent = command.side, command.opponent
+    if side.name != ctx.actor:
+        require_gm(state, ctx.actor, "roll for someone else or an NPC")
+    if opponent.name not in state.members:
+        require_gm(state, ctx.actor, f"roll for the NPC '{opponent.name}'")
+    if opponent.name == side.name:
+        raise RollError("an opposed check needs two different sides")
+    if command.blind:
+        require_gm(state, ctx.actor, "roll blind")
+    check_texts(command, [side, opponent])
+    check_salt(state, ctx, command.salt, (side.name, opponent.name))
+    roll_id = len(state.rolls) + 1
+    granted, scope, left = _allowances(state, command, roll_id, ctx)
+    request = new_request(
+        state,
+        ctx,
+        command,
+        kind=RollKind.OPPOSED,
+        side=side,
+        action_id=command.action_id or f"roll-{roll_id}",
+        opponent=opponent,
+        rerolls_granted=granted,
+        reroll_scope=scope,
+        opponent_rerolls_granted=command.opponent_rerolls,
+    )
+    source = source_for(state, ctx, command.faces, command.salt)
+    dice = CommandDice(lambda: (source, request.nonce))
+    check = Standing(0, [], left, [False, False])
+    events: list[ev.Event] = [request, *_roll_round(request, check, dice, request.epoch)]
+    events += _settle(request, check, dice, request.epoch)
+    finish_manual(source)
+    return events
+
+
+def _turn(state: SessionState, roll: Roll, check: Standing, actor: str, verb: str) -> int:
+    """Return the side whose turn it is, if ``actor`` may take it; refuse anyone else."""
+    side = check.turn
+    if side is None:
+        raise RerollError(f"roll {roll.roll_id} is already resolved")
+    request = roll.request
+    if not may_decide(state, request, side, actor):
+        who = side_roller(state, request, side) or "a GM"
+        raise PermissionDeniedError(
+            f"roll {roll.roll_id} waits for {side_name(request, side)}'s side; only {who} "
+            f"may {verb} it, and nobody rerolls the other side's dice"
+        )
+    return side
+
+
+def _later_dice(
+    state: SessionState, ctx: Context, roll: Roll, faces: tuple[int, ...] | None
+) -> tuple[CommandDice, DiceSource | None]:
+    """Return the dice of a fresh round an accept may roll, and its typed-in source if any."""
+    request, nonce = roll.request, state.next_nonce
+    typed = None
+    if faces is not None:
+        typed = source_for(state, ctx, faces, request.salt, request.client_seed)
+    # Seeded dice are made only if the round ties: an accept that rolls none takes no nonce.
+    return CommandDice(
+        lambda: (
+            typed or source_for(state, ctx, None, request.salt, request.client_seed),
+            nonce,
+        )
+    ), typed
+
+
+def reroll_opposed(
+    state: SessionState, roll: Roll, command: cmd.Reroll, ctx: Context
+) -> tuple[list[ev.Event], bool]:
+    """Spend rerolls of the side whose turn it is; say whether its action ran out (R11)."""
+    check = standing(state, roll)
+    side = _turn(state, roll, check, ctx.actor, "reroll")
+    if not command.dice:
+        raise RerollError("name at least one die to reroll")
+    request, nonce, epoch = roll.request, state.next_nonce, state.epoch.number
+    source = source_for(state, ctx, command.faces, request.salt, request.client_seed)
+    current = replace(check.sides[side], rerolls_left=check.left[side])
+    rolled = reroll_dice(current, command.dice, source)
+    events = dice_events(
+        roll.roll_id, rolled.dice[len(current.dice) :], epoch, nonce, side, check.round
+    )
+    check.sides[side], check.left[side] = rolled, rolled.rerolls_left
+    events += _settle(request, check, CommandDice(lambda: (source, nonce)), epoch)
+    finish_manual(source)
+    return events, side == 0 and rolled.rerolls_left == 0
+
+
+def accept_opposed(
+    state: SessionState, roll: Roll, command: cmd.Accept, ctx: Context
+) -> list[ev.Event]:
+    """Close the turn of the side whose turn it is; compare if the other does not wait."""
+    check = standing(state, roll)
+    side = _turn(state, roll, check, ctx.actor, "accept")
+    events: list[ev.Event] = [
+        ev.RollAccepted(roll.roll_id, ctx.actor, check.left[side], side, check.round)
+    ]
+    check.accepted[side] = True
+    dice, typed = _later_dice(state, ctx, roll, command.faces)
+    events += _settle(roll.request, check, dice, state.epoch.number)
+    if typed is not None:
+        finish_manual(typed)
+    return events
+
+
+def close_at_end(
+    state: SessionState, roll: Roll, ctx: Context, next_nonce: Callable[[], int]
+) -> list[ev.Event]:
+    """Accept every side still to decide (0 left: the end gives allowances up), then settle.
+
+    A tie then rolls fresh rounds from the seed under the next nonce, with no rerolls.
+    """
+    check = standing(state, roll)
+    events: list[ev.Event] = []
+    while (side := check.turn) is not None:
+        events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0, side, check.round))
+        check.accepted[side] = True
+    check.left = [0, 0]
+    request = roll.request
+
+    def seeded() -> tuple[DiceSource, int]:
+        nonce = next_nonce()
+        return ctx.dice(nonce, request.client_seed, request.salt), nonce
+
+    return events + _settle(request, check, CommandDice(seeded), state.epoch.number)

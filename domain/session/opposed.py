@@ -1,0 +1,113 @@
+"""Where an opposed check stands: its current round, each side's allowance, whose turn it is.
+
+Each side of an opposed check may hold rerolls (R6, R11). The request's side spends its
+action's allowance, like any roll; the other side spends its own, granted with the check
+(``RollRequested.opponent_rerolls_granted``). In every round the sides decide in a fixed
+order, the request's side first, then the other: a side with allowance left waits until it
+has rerolled it all or accepted. What a side leaves unspent carries into the next round.
+docs/rules.md ("Rerolls in an opposed check") gives the reasons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from diceledger.domain.dice.engine import RollState
+from diceledger.domain.dice.request import RerollScope, RollKind
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.rolls import replay_side, rounds_of
+from diceledger.domain.session.state import Roll, SessionState
+
+SIDES = (0, 1)
+
+
+def side_name(request: ev.RollRequested, side: int) -> str:
+    """Return the name a side rolls for."""
+    assert request.opponent is not None
+    return request.side.name if side == 0 else request.opponent.name
+
+
+def side_roller(session: SessionState, request: ev.RollRequested, side: int) -> str | None:
+    """Return the member who rerolls and accepts for a side; None for an NPC (any GM)."""
+    name = side_name(request, side)
+    if name not in session.members:
+        return None
+    return request.roller if side == 0 else name
+
+
+def may_decide(session: SessionState, request: ev.RollRequested, side: int, actor: str) -> bool:
+    """Tell whether ``actor`` may reroll or accept for one side of an opposed check."""
+    roller = side_roller(session, request, side)
+    return actor == roller if roller is not None else session.is_gm(actor)
+
+
+def side_scope(session: SessionState, request: ev.RollRequested, side: int) -> RerollScope:
+    """Return the scope of a side's allowance: its action's, or Effect for the other side."""
+    return session.actions[request.action_id].scope if side == 0 else RerollScope.EFFECT
+
+
+def rerolls_left(session: SessionState, roll: Roll, side: int) -> int:
+    """Return the rerolls a side of an opposed check may still spend on it."""
+    request = roll.request
+    if request.opponent_rerolls_granted is None:
+        return 0  # a check of version 1: neither side rerolled then
+    if side == 1:
+        return request.opponent_rerolls_granted - roll.rerolls_of(1)
+    action = session.actions[request.action_id]
+    return action.remaining if action.covers(RollKind.OPPOSED) else 0
+
+
+@dataclass
+class Standing:
+    """The current round of an opposed check: each side's dice, allowance, and turn taken.
+
+    Decisions work on a copy of this (``decide_opposed``); the session state is never
+    changed but by the events they return.
+    """
+
+    round: int
+    sides: list[RollState]
+    left: list[int]
+    accepted: list[bool]
+
+    @property
+    def turn(self) -> int | None:
+        """Return the side that must reroll or accept now, or None when neither waits."""
+        for side in SIDES:
+            if not self.accepted[side] and self.left[side] > 0:
+                return side
+        return None
+
+
+def standing(session: SessionState, roll: Roll) -> Standing:
+    """Return where an opposed check stands after its events so far."""
+    number = rounds_of(roll)
+    accepted = [any((a.side, a.round) == (side, number) for a in roll.accepts) for side in SIDES]
+    return Standing(
+        number,
+        [replay_side(roll, side, number) for side in SIDES],
+        [rerolls_left(session, roll, side) for side in SIDES],
+        accepted,
+    )
+
+
+def waiting_side(session: SessionState, roll: Roll) -> int | None:
+    """Return the side an unresolved opposed check waits for, or None."""
+    if roll.resolution is not None or roll.request.opponent is None:
+        return None
+    return standing(session, roll).turn
+
+
+def waiting_on_action(session: SessionState, action_id: str, besides: int = 0) -> Roll | None:
+    """Return an opposed check of the action waiting for its request's side, if any.
+
+    While one waits, the action's rerolls are spent on it first: spending them elsewhere
+    could end its turn from outside, with no command of its own to roll a tied round.
+    """
+    for roll in session.rolls.values():
+        request = roll.request
+        if roll.roll_id == besides or request.opponent is None or roll.resolution is not None:
+            continue
+        if request.action_id == action_id and waiting_side(session, roll) == 0:
+            return roll
+    return None

@@ -1,0 +1,151 @@
+"""Opposed checks whose sides reroll, played from the command line with typed-in faces.
+
+docs/rules.md, "Rerolls in an opposed check": both sides roll; the request's side takes
+its turn, then the other side; only then is the round compared, and a tie rolls a fresh
+round, into which what a side left carries.
+"""
+
+from __future__ import annotations
+
+from tests.cli.conftest import Ledger
+
+HOW = "`diceledger reroll {t} {r} --die N` or `diceledger accept {t} {r}`"
+
+
+def waiting(table: str, roll: int, name: str, left: int) -> str:
+    return f"  awaiting {name}'s rerolls: {left} left (effect); " + HOW.format(t=table, r=roll)
+
+
+def test_r6_r11_r14_both_sides_reroll_in_turn_and_then_the_round_is_compared(
+    ledger: Ledger, table: str
+) -> None:
+    out = ledger.ok(
+        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20",
+        "--reroll", "1", "--vs-reroll", "1", "--faces", "3,12",
+    )  # fmt: skip
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (3) + 2 = 5, bob 1d20 (12) = 12",
+        waiting(table, 1, "ann", 1),
+    ]
+    out = ledger.ok("ann", "reroll", table, "1", "--die", "0", "--faces", "14")
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (~~3~~ 14) + 2 = 16, bob 1d20 (12) = 12",
+        waiting(table, 1, "bob", 1),
+    ]
+    out = ledger.ok("bob", "reroll", table, "1", "--die", "0", "--faces", "17")
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (~~3~~ 14) + 2 = 16, bob 1d20 (~~12~~ 17) = 17",
+        "  bob wins",
+    ]
+    assert ledger.event_types(table)[-6:] == [
+        "RollRequested",
+        "DiceRolled",
+        "DiceRolled",
+        "DieRerolled",
+        "DieRerolled",
+        "CheckResolved",
+    ]
+    roll = ledger.data("ann", "session", "show", table)["rolls"][0]
+    assert [(c["name"], c["total"], c["rerolls_spent"]) for c in roll["contestants"]] == [
+        ("ann", 16, 1),
+        ("bob", 17, 1),
+    ]
+
+
+def test_r6_r11_a_tie_after_a_reroll_rolls_the_next_round_from_the_same_faces(
+    ledger: Ledger, table: str
+) -> None:
+    ledger.ok(
+        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20", "--reroll", "1",
+        "--faces", "3,12",
+    )  # fmt: skip
+    # The reroll's face, then (12 all: a tie) the fresh round, ann's die then bob's.
+    out = ledger.ok("ann", "reroll", table, "1", "--die", "0", "--faces", "10,15,9")
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (~~3~~ 10) + 2 = 12, bob 1d20 (12) = 12: tie",
+        "  round 2: ann 1d20 (15) + 2 = 17, bob 1d20 (9) = 9",
+        "  ann wins after 2 rounds",
+    ]
+    events = ledger.events(table)
+    nonces = {
+        die["nonce"]
+        for record in events[-4:-1]
+        for die in record.data.get("dice", [record.data.get("die")])
+        if die
+    }
+    assert [r.event_type for r in events[-5:]] == [
+        "DieRerolled",
+        "OpposedCheckTied",
+        "DiceRolled",
+        "DiceRolled",
+        "CheckResolved",
+    ]
+    assert nonces == {2}  # the reroll's nonce, for the fresh round too
+
+
+def test_r6_r11_what_a_side_leaves_carries_into_the_round_after_a_tie(
+    ledger: Ledger, table: str
+) -> None:
+    ledger.ok(
+        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20", "--reroll", "2",
+        "--vs-reroll", "1", "--faces", "3,12",
+    )  # fmt: skip
+    ledger.ok("ann", "reroll", table, "1", "--die", "0", "--faces", "10")
+    ledger.ok("ann", "accept", table, "1")
+    out = ledger.ok("bob", "accept", table, "1", "--faces", "4,6")
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (~~3~~ 10) + 2 = 12, bob 1d20 (12) = 12: tie",
+        "  round 2: ann 1d20 (4) + 2 = 6, bob 1d20 (6) = 6",
+        waiting(table, 1, "ann", 1),
+    ]
+    ledger.ok("ann", "reroll", table, "1", "--die", "0", "--faces", "15")
+    out = ledger.ok("bob", "reroll", table, "1", "--die", "0", "--faces", "20,1")
+    assert out.splitlines()[-2:] == [
+        "  round 2: ann 1d20 (~~4~~ 15) + 2 = 17, bob 1d20 (~~6~~ 20!1) = 21",
+        "  bob wins after 2 rounds",
+    ]
+
+
+def test_r11_nobody_rerolls_or_accepts_the_other_sides_dice(ledger: Ledger, table: str) -> None:
+    ledger.ok("cy", "session", "join", table)
+    ledger.ok(
+        "ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--reroll", "1",
+        "--vs-reroll", "1", "--faces", "3,12",
+    )  # fmt: skip
+    ann_first = (
+        "roll 1 waits for ann's side; only ann may {} it, and nobody rerolls the other side's dice"
+    )
+    assert ledger.refused("bob", "reroll", table, "1", "--die", "0") == ann_first.format("reroll")
+    assert ledger.refused("bob", "accept", table, "1") == ann_first.format("accept")
+    assert ledger.refused("cy", "reroll", table, "1", "--die", "0") == ann_first.format("reroll")
+    assert ledger.refused("gm", "accept", table, "1") == ann_first.format("accept")
+    ledger.ok("ann", "accept", table, "1")
+    bob_now = (
+        "roll 1 waits for bob's side; only bob may {} it, and nobody rerolls the other side's dice"
+    )
+    assert ledger.refused("ann", "reroll", table, "1", "--die", "0") == bob_now.format("reroll")
+    assert ledger.refused("ann", "accept", table, "1") == bob_now.format("accept")
+
+
+def test_r11_only_a_gm_rerolls_an_npc_side(ledger: Ledger, table: str) -> None:
+    ledger.ok(
+        "gm", "opposed", table, "1d20", "--for", "ann", "--vs", "orc", "1d20+4",
+        "--vs-reroll", "1", "--faces", "15,2",
+    )  # fmt: skip
+    message = ledger.refused("ann", "reroll", table, "1", "--die", "0")
+    assert message.startswith("roll 1 waits for orc's side; only a GM may reroll it")
+    roll = ledger.data("gm", "reroll", table, "1", "--die", "0", "--faces", "19")
+    assert (roll["winner"], roll["status"]) == ("orc", "resolved")
+
+
+def test_opposed_checks_with_rerolls_verify_once_played(ledger: Ledger, table: str) -> None:
+    test_r6_r11_a_tie_after_a_reroll_rolls_the_next_round_from_the_same_faces(ledger, table)
+    ledger.ok("ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--vs-reroll", "2")
+    ledger.ok("gm", "session", "end", table)
+    out = ledger.ok("ann", "verify", table)
+    assert "verified: the chain, versions, rules, nonces" in out
