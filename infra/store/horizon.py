@@ -57,6 +57,12 @@ _NEWEST_TRANSACTION = (
 # Where to resume, and the newest transaction visible now (what the call waits for).
 START = sa.select(_TRANSACTION_AT.label("resume_at"), _NEWEST_TRANSACTION.label("newest"))
 
+# The event read last once every transaction has ended (committed or not yet readable).
+LAST_IN_READ_ORDER = (
+    sa.select(events.c.position)
+    .order_by(events.c.transaction_id.desc(), events.c.position.desc())
+    .limit(1)
+)
 PAGE = (
     sa.select(events)
     .where(

@@ -45,6 +45,14 @@ class EventStore(ABC):
     def head_position(self) -> int:
         """Return the highest recorded position (0 when the store is empty)."""
 
+    def last_position(self) -> int:
+        """Return the position of the event ``read_all`` yields last (0 when empty).
+
+        That is the highest position where the log is read in position order; a backend
+        that reads in another order (PostgreSQL) says which.
+        """
+        return self.head_position()
+
     @abstractmethod
     def current_version(self, stream_id: str) -> int:
         """Return a stream's version (0 when it has no events)."""

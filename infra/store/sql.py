@@ -14,7 +14,7 @@ from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
-from diceledger.infra.store.horizon import read_settled
+from diceledger.infra.store.horizon import LAST_IN_READ_ORDER, read_settled
 from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
 from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
@@ -188,6 +188,11 @@ class SqlEventStore(EventStore):
 
     def head_position(self) -> int:
         return self._scalar(sa.select(sa.func.max(events.c.position))) or 0
+
+    def last_position(self) -> int:
+        if self._engine.dialect.name != "postgresql":
+            return self.head_position()
+        return self._scalar(LAST_IN_READ_ORDER) or 0
 
     def current_version(self, stream_id: str) -> int:
         query = sa.select(sa.func.max(events.c.stream_version)).where(

@@ -11,14 +11,20 @@ import random
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.projections.wiring import session_directory
 from diceledger.infra.store.horizon import read_settled
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sealing import seal
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event
 
@@ -147,6 +153,27 @@ def test_an_event_committed_after_a_later_position_is_read_not_skipped(engine: E
     # This one held B back until A's transaction ended, then read both, A first.
     assert while_held == []
     assert [record.event_id for record in after] == [a.event_id, b.event_id]
+
+
+def test_the_transaction_that_began_writing_first_is_read_first_whatever_its_position(
+    engine: Engine,
+) -> None:
+    store = SqlEventStore(engine)
+    with engine.connect() as first:
+        first.execute(sa.text("SELECT pg_current_xact_id()"))  # takes its id, writes later
+        (b,) = store.append("B", [new_event()], 0)
+        (a,) = seal("A", [new_event()], ChainHead(), datetime.now(UTC))
+        first.execute(events.insert(), to_row(a))
+        first.commit()
+    read = list(store.read_all())
+    assert [record.stream_id for record in read] == ["A", "B"]
+    assert read[0].position > read[1].position == b.position
+    # Resuming after A's (higher) position still yields B; B is the log's last event.
+    assert list(store.read_all(after_position=read[0].position)) == [b]
+    assert store.head_position() == read[0].position and store.last_position() == b.position
+    directory = session_directory(store, engine)
+    directory.catch_up()
+    assert directory.status().behind == 0 and directory.checkpoint() == b.position
 
 
 def test_read_all_waits_for_an_older_transaction_to_end_and_then_reads_past_it(
