@@ -42,12 +42,10 @@ CLIENTS = (8, 32)
 
 
 def floor_server(target: str, workers: int, folder: Path) -> Any:
-    """Serve bench/_w7_floor.py with ``workers`` uvicorn workers."""
+    """Serve bench/_w7_floor.py with ``workers`` uvicorn workers, as serve runs uvicorn."""
     port = free_port()
     env = {**os.environ, "W7_FLOOR_DB": target}
-    command = [sys.executable, "-m", "uvicorn", "--factory", "_w7_floor:create"]
-    command += ["--app-dir", str(BENCH_DIR), "--port", str(port), "--log-level", "warning"]
-    command += ["--no-access-log", "--workers", str(workers)]
+    command = [sys.executable, str(BENCH_DIR / "_w7_floor.py"), str(port), str(workers)]
     return running(command, env, port, folder / f"floor-{port}.log")
 
 

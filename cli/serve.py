@@ -56,6 +56,8 @@ def serve(app: AppContext, host: str, port: int, workers: int) -> None:
     """
     import uvicorn
 
+    from diceledger.cli.serve_protocol import NoDelayH11Protocol
+
     url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
     if workers > 1 and url.startswith("sqlite"):
         raise click.UsageError(
@@ -71,6 +73,7 @@ def serve(app: AppContext, host: str, port: int, workers: int) -> None:
         host=host,
         port=port,
         workers=workers,
+        http=NoDelayH11Protocol,  # several workers would otherwise answer 40 ms late
         log_config=LOGGING,
         access_log=False,
         server_header=False,
