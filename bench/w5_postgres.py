@@ -2,7 +2,9 @@
 
 Each writer is its own process with its own engine and appends one ~300-byte event per
 transaction, either each to its own session (1, 2, 4 and 8 writers) or all to one shared
-session (1, 2 and 4; reloading the version and retrying on a conflict). Meanwhile a reader
+session (1, 2 and 4; reloading the version and retrying on a conflict), or all to one
+session while holding that session's lock (``infra.session_lock.hold_session``, the lock
+``CheckpointLedger.append_signed`` takes), reading the version under it. Meanwhile a reader
 process follows ``read_all`` from where it last stopped. Per scenario: events/s, the
 p50/p99 latency of one successful append, conflicts, whether the reader saw every event
 exactly once and each session in version order, and the reader's lag (from an event's
@@ -37,29 +39,39 @@ from benchlib.stats import median, median_ratio, percentile
 
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.infra.db import make_engine
+from diceledger.infra.session_lock import hold_session
 from diceledger.infra.store.sql import SqlEventStore
 
 OWN_SESSIONS = (1, 2, 4, 8)
 ONE_SESSION = (1, 2, 4)
-SCENARIOS = [("own_sessions", n) for n in OWN_SESSIONS] + [("one_session", n) for n in ONE_SESSION]
+SCENARIOS = (
+    [("own_sessions", n) for n in OWN_SESSIONS]
+    + [("one_session", n) for n in ONE_SESSION]
+    + [("one_session_locked", n) for n in ONE_SESSION]
+)
 READER_POLL_S = 0.01
 START_S = 2.0  # every process imports and connects before the clock starts
 
 
-def writer(url: str, stream: str, shared: bool, start: Any, seconds: float, results: Any) -> None:
+def writer(url: str, stream: str, target: str, start: Any, seconds: float, results: Any) -> None:
     """Append one event per transaction until time is up; report counts and latencies."""
-    store = SqlEventStore(make_engine(url))
+    engine = make_engine(url)
+    store = SqlEventStore(engine)
     number, conflicts, latencies = 0, 0, []
     version = store.current_version(stream)
     start.wait()
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
-        if shared:
-            version = store.current_version(stream)  # load, as a service does
         event = new_event(number)
         began = time.perf_counter()
         try:
-            store.append(stream, [event], version)
+            if target == "one_session_locked":
+                with hold_session(engine, stream):  # the version read under the lock is current
+                    store.append(stream, [event], store.current_version(stream))
+            else:
+                if target == "one_session":
+                    version = store.current_version(stream)  # load, as a service does
+                store.append(stream, [event], version)
         except ConcurrencyError:
             conflicts += 1
             continue
@@ -109,12 +121,12 @@ def scenario(url: str, writers: int, target: str, seconds: float, tag: str) -> d
     context = mp.get_context("spawn")
     start, stop = context.Event(), context.Event()
     results, reader_results = context.Queue(), context.Queue()
-    shared = target == "one_session"
+    shared = target != "own_sessions"
     after = SqlEventStore(make_engine(url)).head_position()
     procs = [
         context.Process(
             target=writer,
-            args=(url, f"w5-{tag}-shared" if shared else f"w5-{tag}-{index}", shared)
+            args=(url, f"w5-{tag}-shared" if shared else f"w5-{tag}-{index}", target)
             + (start, seconds, results),
         )
         for index in range(writers)
