@@ -4,7 +4,12 @@ Each writer is its own process with its own engine and appends one ~300-byte eve
 transaction, either each to its own session (1, 2, 4 and 8 writers) or all to one shared
 session (1, 2 and 4; reloading the version and retrying on a conflict), or all to one
 session while holding that session's lock (``infra.session_lock.hold_session``, the lock
-``CheckpointLedger.append_signed`` takes), reading the version under it. Meanwhile a reader
+``CheckpointLedger.append_signed`` takes), reading the version under it. Then the own
+sessions again with every append's transaction held open 2 ms after its insert (a trigger
+that sleeps; think of a slow disk's commit), once as they run now and once with every
+append first taking one transaction-scoped advisory lock in that trigger, as every append
+did before migration 0011: what the old global lock cost when a commit is slow, which a
+CPU-bound run on two busy cores hides. Meanwhile a reader
 process follows ``read_all`` from where it last stopped. Per scenario: events/s, the
 p50/p99 latency of one successful append, conflicts, whether the reader saw every event
 exactly once and each session in version order, and the reader's lag (from an event's
@@ -26,6 +31,8 @@ import json
 import multiprocessing as mp
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,7 +55,24 @@ SCENARIOS = (
     [("own_sessions", n) for n in OWN_SESSIONS]
     + [("one_session", n) for n in ONE_SESSION]
     + [("one_session_locked", n) for n in ONE_SESSION]
+    + [("held_commit", n) for n in OWN_SESSIONS]
+    + [("held_commit_one_global_lock", n) for n in OWN_SESSIONS]
 )
+HOLD_S = 0.002
+OLD_APPEND_LOCK = 0x6469_6365_6C65_6467  # the key every append took before migration 0011
+HOLD = f"""
+CREATE OR REPLACE FUNCTION w5_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_ARGV[0] = 'one_lock' THEN
+        PERFORM pg_advisory_xact_lock({OLD_APPEND_LOCK});
+    END IF;
+    PERFORM pg_sleep({HOLD_S});
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER w5_hold AFTER INSERT ON events
+FOR EACH STATEMENT EXECUTE FUNCTION w5_hold('{{mode}}');
+"""
 READER_POLL_S = 0.01
 START_S = 2.0  # every process imports and connects before the clock starts
 
@@ -121,7 +145,7 @@ def scenario(url: str, writers: int, target: str, seconds: float, tag: str) -> d
     context = mp.get_context("spawn")
     start, stop = context.Event(), context.Event()
     results, reader_results = context.Queue(), context.Queue()
-    shared = target != "own_sessions"
+    shared = target.startswith("one_session")
     after = SqlEventStore(make_engine(url)).head_position()
     procs = [
         context.Process(
@@ -213,6 +237,23 @@ def raw_psycopg(url: str, writers: int, seconds: float) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def held(url: str, target: str) -> Iterator[None]:
+    """Hold every append's transaction open a while during a held_commit scenario."""
+    if not target.startswith("held_commit"):
+        yield
+        return
+    conninfo = url.replace("postgresql+psycopg://", "postgresql://")
+    mode = "one_lock" if target.endswith("global_lock") else "parallel"
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        connection.execute(HOLD.replace("{mode}", mode).encode())
+    try:
+        yield
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            connection.execute("DROP TRIGGER w5_hold ON events")
+
+
 def summarise(
     runs: list[dict[str, Any]], one_writer: list[float], raw: list[float]
 ) -> dict[str, Any]:
@@ -250,7 +291,8 @@ def main() -> None:
                 progress(f"w5 round {round_number} plain INSERT, {writers} writers: {rate:.0f}/s")
             for target, writers in SCENARIOS:
                 key = f"{target}_{writers}_writers"
-                result = scenario(url, writers, target, seconds, f"{key}-{round_number}")
+                with held(url, target):
+                    result = scenario(url, writers, target, seconds, f"{key}-{round_number}")
                 runs.setdefault(key, []).append(result)
                 progress(f"w5 round {round_number} {key}: {result['events_per_s']:.0f}/s")
         if options.profile:
@@ -265,6 +307,14 @@ def main() -> None:
         key = f"{target}_{writers}_writers"
         one_writer = [run["events_per_s"] for run in runs[f"{target}_1_writers"]]
         figures[key] = summarise(runs[key], one_writer, raw_rates[writers])
+    for writers in OWN_SESSIONS:
+        parallel = [run["events_per_s"] for run in runs[f"held_commit_{writers}_writers"]]
+        serial = [
+            run["events_per_s"] for run in runs[f"held_commit_one_global_lock_{writers}_writers"]
+        ]
+        figures[f"held_commit_{writers}_writers"]["vs_one_global_lock"] = median_ratio(
+            parallel, serial
+        )
     baseline = {
         f"{writers}_writers": {
             "events_per_s": round(median(raw_rates[writers])),
