@@ -39,7 +39,14 @@ class EventStore(ABC):
 
     @abstractmethod
     def read_all(self, after_position: int = 0) -> Iterator[RecordedEvent]:
-        """Yield every event after ``after_position``, in position order, in batches."""
+        """Yield every event after ``after_position`` in the log's read order, in batches.
+
+        Each committed event comes exactly once to a reader that resumes after the
+        position of the last event it read, and each stream's events come in version
+        order. The order is position order where transactions commit one at a time
+        (memory, SQLite); on PostgreSQL it is by writing transaction, then position
+        (docs/storage.md, "Position order under concurrent writers").
+        """
 
     @abstractmethod
     def head_position(self) -> int:
