@@ -78,3 +78,28 @@ def create() -> FastAPI:
         return Response(f'{{"inserted":{inserted}}}', status_code=201, media_type=JSON)
 
     return app
+
+
+def serve(port: int, workers: int) -> None:
+    """Serve the floor as ``diceledger serve`` serves: uvicorn, h11 without Nagle's delay."""
+    import uvicorn
+
+    from diceledger.cli.serve_protocol import NoDelayH11Protocol
+
+    uvicorn.run(
+        "_w7_floor:create",
+        factory=True,
+        host="127.0.0.1",
+        port=port,
+        workers=workers,
+        http=NoDelayH11Protocol,
+        app_dir=os.path.dirname(os.path.abspath(__file__)),
+        log_level="warning",
+        access_log=False,
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    serve(int(sys.argv[1]), int(sys.argv[2]))

@@ -81,6 +81,9 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
             engine = sa.create_engine(parsed)
             _configure_sqlite(engine, int(busy_timeout_ms))
             return engine
+        from diceledger.infra.store.xid import teach_reflection
+
+        teach_reflection()
         connect_args: dict[str, Any] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         return sa.create_engine(parsed, connect_args=connect_args)
 
@@ -142,7 +145,7 @@ def _describe(error: exc.DBAPIError, url: str | sa.URL | None) -> str:
     reason = _first_line(error.orig)
     state = _sqlstate(error)
     if state == "55P03":  # lock_not_available
-        return "timed out waiting for the event store's write lock; try again"
+        return "timed out waiting for another writer's lock; try again"
     if "database is locked" in reason:
         return "the database is locked by another writer past the busy timeout; try again"
     return f"cannot use the database {safe_url(url)}: {reason}"
@@ -228,7 +231,7 @@ def schema_status(current: str | None) -> str:
 # The newest migration's revision. Checking a database against it needs no Alembic import,
 # which would cost every command a large share of its start-up;
 # tests/infra/test_schema_head.py keeps it equal to Alembic's head.
-SCHEMA_HEAD = "0010_discord"
+SCHEMA_HEAD = "0011_parallel_writers"
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -413,7 +413,9 @@ class Application:
 
 
 def _status(label: str, status: Status, folded: int = 0, seconds: float = 0.0) -> ProjectionStatus:
-    return ProjectionStatus(status.name, label, status.checkpoint, status.head, folded, seconds)
+    return ProjectionStatus(
+        status.name, label, status.checkpoint, status.head, status.behind, folded, seconds
+    )
 
 
 def _records(outcome: Outcome) -> tuple[RecordedEvent, ...]:

@@ -189,13 +189,9 @@ class ProjectionStatus:
     label: str  # what people call it
     checkpoint: int
     head: int
+    behind: int  # positions still to read (an upper bound); 0 when it is up to date
     folded: int = 0
     seconds: float = 0.0
-
-    @property
-    def behind(self) -> int:
-        """Return how many positions it still has to read."""
-        return self.head - self.checkpoint
 
 
 @dataclass(frozen=True, slots=True)

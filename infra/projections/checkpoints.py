@@ -40,12 +40,19 @@ class Status:
 
     name: str
     checkpoint: int
-    head: int
+    head: int  # the highest position recorded
+    last: int  # the position of the event the store's read_all yields last
 
     @property
     def behind(self) -> int:
-        """Return how many positions the projection lags (an upper bound: gaps count)."""
-        return max(self.head - self.checkpoint, 0)
+        """Return how many positions the projection lags (an upper bound: gaps count).
+
+        Up to date means the checkpoint is the log's last event in read order, which on
+        PostgreSQL need not be the highest position.
+        """
+        if self.checkpoint == self.last:
+            return 0
+        return max(self.head - self.checkpoint, 1)
 
 
 def read_checkpoint(connection: Connection, name: str) -> int:
@@ -120,7 +127,9 @@ class CheckpointedProjection(ABC, Generic[Batch]):
 
     def status(self) -> Status:
         """Return the checkpoint and the store's head."""
-        return Status(self.name, self.checkpoint(), self._store.head_position())
+        return Status(
+            self.name, self.checkpoint(), self._store.head_position(), self._store.last_position()
+        )
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Fold the events after the checkpoint into the tables; return how many."""

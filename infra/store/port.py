@@ -39,11 +39,26 @@ class EventStore(ABC):
 
     @abstractmethod
     def read_all(self, after_position: int = 0) -> Iterator[RecordedEvent]:
-        """Yield every event after ``after_position``, in position order, in batches."""
+        """Yield every event after ``after_position`` in the log's read order, in batches.
+
+        Each committed event comes exactly once to a reader that resumes after the
+        position of the last event it read, and each stream's events come in version
+        order. The order is position order where transactions commit one at a time
+        (memory, SQLite); on PostgreSQL it is by writing transaction, then position
+        (docs/storage.md, "Position order under concurrent writers").
+        """
 
     @abstractmethod
     def head_position(self) -> int:
         """Return the highest recorded position (0 when the store is empty)."""
+
+    def last_position(self) -> int:
+        """Return the position of the event ``read_all`` yields last (0 when empty).
+
+        That is the highest position where the log is read in position order; a backend
+        that reads in another order (PostgreSQL) says which.
+        """
+        return self.head_position()
 
     @abstractmethod
     def current_version(self, stream_id: str) -> int:

@@ -14,15 +14,15 @@ from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.store.horizon import LAST_IN_READ_ORDER, read_settled
 from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
 from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 
-# Key of the transaction-scoped advisory lock that serialises appends on PostgreSQL.
-APPEND_LOCK_KEY = 0x6469_6365_6C65_6467  # "diceledg"
 DEFAULT_LOCK_TIMEOUT_MS = 5_000
+DEFAULT_SETTLE_TIMEOUT_MS = 5_000
 
 # Built once: constructing statements per call cost more CPU than running them.
 _COLUMNS = (
@@ -44,29 +44,28 @@ BATCH_IDS_AND_HEAD = sa.union_all(
         events.c.stream_version == _LATEST_VERSION,
     ),
 )
-# The lock row: set_config (SET LOCAL lock_timeout) runs in the inner subquery, before the
-# lock is requested; volatile functions keep PostgreSQL from flattening the subqueries.
+# On PostgreSQL the same round trip sets the transaction's lock_timeout (SET LOCAL): an
+# insert that meets another writer's uncommitted row of the same stream version or event
+# id waits for that writer, and the timeout bounds the wait. The row of NULLs it adds is
+# ignored. A volatile function keeps PostgreSQL from flattening the subquery away.
 _LOCK_TIMEOUT_SET = sa.select(
     sa.func.set_config("lock_timeout", sa.bindparam("lock_timeout"), True).label("timeout")
 ).subquery("timeout")
-_LOCK_TAKEN = (
-    sa.select(
-        sa.func.pg_advisory_xact_lock(sa.bindparam("lock_key", type_=sa.BigInteger)).label("lock")
-    )
-    .select_from(_LOCK_TIMEOUT_SET)
-    .subquery("locked")
-)
-BATCH_IDS_AND_HEAD_AND_LOCK: sa.CompoundSelect[Any] = sa.union_all(
+BATCH_IDS_AND_HEAD_AND_TIMEOUT: sa.CompoundSelect[Any] = sa.union_all(
     *BATCH_IDS_AND_HEAD.selects,
     sa.select(
         *(sa.cast(sa.null(), column.type).label(column.name) for column in _COLUMNS)
-    ).select_from(_LOCK_TAKEN),
+    ).select_from(_LOCK_TIMEOUT_SET),
 )
 INSERT_RETURNING_POSITIONS = events.insert().returning(events.c.event_id, events.c.position)
 
 
 class SqlEventStore(EventStore):
-    """Keep events in the ``events`` table; every append is one serialised transaction."""
+    """Keep events in the ``events`` table; every append is one transaction.
+
+    On PostgreSQL appends to different streams run in parallel and ``read_all`` reads below
+    the oldest transaction in progress (infra/store/horizon.py); SQLite has one writer.
+    """
 
     def __init__(
         self,
@@ -74,11 +73,13 @@ class SqlEventStore(EventStore):
         clock: Clock = utc_now,
         lock_timeout_ms: int = DEFAULT_LOCK_TIMEOUT_MS,
         batch_size: int = READ_BATCH_SIZE,
+        settle_timeout_ms: int = DEFAULT_SETTLE_TIMEOUT_MS,
     ) -> None:
         self._engine = engine
         self._clock = clock
         self._lock_timeout_ms = int(lock_timeout_ms)
         self._batch_size = batch_size
+        self._settle_seconds = settle_timeout_ms / 1000
 
     def append(
         self, stream_id: str, events_: Sequence[NewEvent], expected_version: int
@@ -94,9 +95,9 @@ class SqlEventStore(EventStore):
                 sealed = seal(stream_id, events_, outcome, self._clock())
                 return with_positions(sealed, self._insert(connection, sealed))
         except ConcurrencyError:
-            # On PostgreSQL the batch ids are looked up in a snapshot that may predate the
-            # append lock, so a retry racing its own first attempt collides with it rather
-            # than finding it. Once that attempt has committed, answer as to any retry.
+            # A retry racing its own first attempt cannot see that attempt's uncommitted
+            # rows, so its insert waits on the unique event ids and then collides with
+            # them. Once that attempt has committed, answer as to any retry.
             original = self._recorded_batch(stream_id, events_)
             if original is None:
                 raise
@@ -144,12 +145,11 @@ class SqlEventStore(EventStore):
     def _batch_ids_and_head(
         self, connection: Connection, stream_id: str, events_: Sequence[NewEvent]
     ) -> tuple[dict[str, tuple[str, int]], ChainHead]:
-        """Find which batch ids are recorded and the stream's head; on PostgreSQL also lock.
+        """Find which batch ids are recorded and the stream's head (one round trip).
 
-        On PostgreSQL the append lock is taken by the same statement, to save round trips
-        while writers queue. Its snapshot may then predate the lock; a writer that
-        committed in between makes this append's insert collide with a unique constraint,
-        which surfaces as ConcurrencyError, so nothing stale is ever written.
+        Nothing is locked: a writer of the same stream that commits after this read makes
+        this append's insert collide with a unique constraint, which surfaces as
+        ConcurrencyError, so nothing stale is ever written.
         """
         parameters: dict[str, Any] = {
             "event_ids": [e.event_id for e in events_],
@@ -157,11 +157,8 @@ class SqlEventStore(EventStore):
         }
         query = BATCH_IDS_AND_HEAD
         if connection.dialect.name == "postgresql":
-            query = BATCH_IDS_AND_HEAD_AND_LOCK
-            parameters |= {
-                "lock_timeout": f"{self._lock_timeout_ms}ms",
-                "lock_key": APPEND_LOCK_KEY,
-            }
+            query = BATCH_IDS_AND_HEAD_AND_TIMEOUT
+            parameters["lock_timeout"] = f"{self._lock_timeout_ms}ms"
         batch_ids = {event.event_id for event in events_}
         recorded: dict[str, tuple[str, int]] = {}
         head = ChainHead()
@@ -177,10 +174,25 @@ class SqlEventStore(EventStore):
         return self._paged(query, events.c.stream_version, from_version - 1)
 
     def read_all(self, after_position: int = 0) -> Iterator[RecordedEvent]:
+        """Yield every event after ``after_position`` in the log's order (see the port).
+
+        SQLite commits one writer at a time, so its order is position order. PostgreSQL
+        reads in (transaction, position) order below the oldest transaction in progress,
+        waiting up to the settle timeout for the events committed before the call.
+        """
+        if self._engine.dialect.name == "postgresql":
+            return read_settled(
+                self._engine, after_position, self._batch_size, self._settle_seconds
+            )
         return self._paged(sa.select(events), events.c.position, after_position)
 
     def head_position(self) -> int:
         return self._scalar(sa.select(sa.func.max(events.c.position))) or 0
+
+    def last_position(self) -> int:
+        if self._engine.dialect.name != "postgresql":
+            return self.head_position()
+        return self._scalar(LAST_IN_READ_ORDER) or 0
 
     def current_version(self, stream_id: str) -> int:
         query = sa.select(sa.func.max(events.c.stream_version)).where(
@@ -200,7 +212,7 @@ class SqlEventStore(EventStore):
     def import_recorded(self, records: Iterable[RecordedEvent]) -> int:
         appended = 0
         with self._writing() as connection:
-            self._lock(connection)
+            self._limit_lock_waits(connection)
             for chunk in plan_import(
                 records,
                 lambda ids: self._existing(connection, ids),
@@ -219,18 +231,13 @@ class SqlEventStore(EventStore):
         ):
             yield connection
 
-    def _lock(self, connection: Connection) -> None:
+    def _limit_lock_waits(self, connection: Connection) -> None:
         if connection.dialect.name != "postgresql":
             return  # SQLite: BEGIN IMMEDIATE already holds the database's write lock.
-        # Serialise position assignment: a transaction that took position N commits before
-        # the next one can take N+1, so a reader catching up by position never skips one.
-        # An advisory lock needs no table privilege, unlike LOCK TABLE ... EXCLUSIVE.
         # set_config(..., true) is SET LOCAL: the timeout ends with the transaction.
         connection.execute(
-            sa.text(
-                "SELECT set_config('lock_timeout', :timeout, true), pg_advisory_xact_lock(:key)"
-            ),
-            {"timeout": f"{self._lock_timeout_ms}ms", "key": APPEND_LOCK_KEY},
+            sa.text("SELECT set_config('lock_timeout', :timeout, true)"),
+            {"timeout": f"{self._lock_timeout_ms}ms"},
         )
 
     def _paged(
@@ -282,7 +289,7 @@ class SqlEventStore(EventStore):
                 INSERT_RETURNING_POSITIONS, [to_row(record) for record in records]
             )
         except exc.IntegrityError:
-            # Appends are serialised, so this is a writer that bypassed the lock.
+            # A writer of the same stream (or the same event ids) committed first.
             raise ConcurrencyError("another writer appended to the stream first") from None
         positions = {row.event_id: row.position for row in result}
         return [positions[record.event_id] for record in records]

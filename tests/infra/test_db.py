@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from diceledger.domain.errors import StoreUnavailableError
+from diceledger.domain.hashchain import ChainHead
 from diceledger.infra.db import make_engine, normalize_url, resolve_url, upgrade, write_connection
-from diceledger.infra.store.sql import APPEND_LOCK_KEY, SqlEventStore
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sealing import seal
+from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event
 
 
@@ -107,17 +112,23 @@ def test_a_sqlite_lock_held_past_the_busy_timeout_is_a_clear_error(sqlite_url: s
         impatient.dispose()
 
 
-def test_a_postgres_append_lock_held_too_long_is_a_clear_error(postgres_url: str) -> None:
+def test_a_postgres_append_kept_waiting_by_another_writer_is_a_clear_error(
+    postgres_url: str,
+) -> None:
+    # Another writer has inserted version 1 of the same session and not committed: the
+    # append's insert waits on the unique (stream, version) index, up to the lock timeout.
     upgrade(postgres_url)
     holder = make_engine(postgres_url)
     engine = make_engine(postgres_url)
     try:
         with holder.begin() as connection:
-            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": APPEND_LOCK_KEY})
+            (record,) = seal("s1", [new_event()], ChainHead(), datetime.now(UTC))
+            connection.execute(events.insert(), to_row(record))
             store = SqlEventStore(engine, lock_timeout_ms=100)
             with pytest.raises(StoreUnavailableError, match="timed out waiting"):
                 store.append("s1", [new_event()], expected_version=0)
-        assert SqlEventStore(engine).append("s1", [new_event()], expected_version=0)
+            assert SqlEventStore(engine).append("s2", [new_event()], expected_version=0)
+        assert SqlEventStore(engine).append("s1", [new_event()], expected_version=1)
     finally:
         holder.dispose()
         engine.dispose()
