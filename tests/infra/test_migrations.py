@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
@@ -10,6 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from diceledger.domain.errors import SchemaOutdatedError, StoreUnavailableError
+from diceledger.domain.hashchain import ChainHead, verify_chain
 from diceledger.infra.db import (
     current_revision,
     downgrade,
@@ -20,6 +22,9 @@ from diceledger.infra.db import (
     upgrade,
 )
 from diceledger.infra.schema import metadata
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sealing import seal
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event
@@ -126,5 +131,25 @@ def test_a_postgres_database_behind_the_code_names_both_revisions(postgres_url: 
         assert "\n" not in message
         upgrade(postgres_url)
         ensure_schema(engine, postgres_url)
+    finally:
+        engine.dispose()
+
+
+def test_events_recorded_before_0011_are_read_first_and_readers_resume_among_them(
+    url: str,
+) -> None:
+    downgrade(url, "0010_discord")
+    engine = make_engine(url)
+    try:
+        older = seal("s1", [new_event(), new_event()], ChainHead(), datetime.now(UTC))
+        with engine.begin() as connection:  # the store of that release, one append
+            connection.execute(events.insert(), [to_row(record) for record in older])
+        upgrade(url)
+        store = SqlEventStore(engine)
+        (newer,) = store.append("s1", [new_event()], expected_version=2)
+        read = list(store.read_all())
+        assert [r.event_id for r in read] == [*(r.event_id for r in older), newer.event_id]
+        assert list(store.read_all(after_position=read[0].position)) == read[1:]
+        assert verify_chain(read) is None
     finally:
         engine.dispose()
