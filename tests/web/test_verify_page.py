@@ -117,7 +117,8 @@ def break_a_link(records: Records) -> Records:
 
 
 def remove_an_event(records: Records) -> Records:
-    i = index_of(records, "DieExploded", lambda r: True)
+    # The explosion of a typed-in six: the same event in every run, whatever the seeded dice.
+    i = index_of(records, "DieExploded", lambda r: r.data["die"]["source"] == "manual")
     return records[:i] + records[i + 1 :]
 
 
