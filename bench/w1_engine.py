@@ -200,7 +200,6 @@ def measure(case: Case, rolls: int, rounds: int, nonces: Nonces) -> dict[str, ob
         "d20_rolls_per_s": round(median(theirs)),
         "randint_rolls_per_s": round(median(plain)),
         "hmac_source_only_rolls_per_s": round(median(source)),
-        "source_share_of_roll_time": median_ratio(ours, source),
         "source_only_vs_d20": median_ratio(source, theirs),
         "ratio_vs_d20": vs_d20,
         "ratio_vs_randint": median_ratio(ours, plain),
