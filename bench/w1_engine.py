@@ -1,9 +1,12 @@
 """W1: rolls per second of the dice engine against the d20 library and a randint loop.
 
 Each case times diceledger's ``engine.roll`` with a fresh seeded HMAC source per roll (the
-nonce goes up by one each roll, as in a session), the ``d20`` library (Avrae's) on the
-closest notation, and a plain ``random.randint`` loop, the pure-Python limit. Rounds are
-interleaved and the ratio is the median of per-round ratios. Target: at least 3x d20.
+nonce goes up by one each roll, as in a session), made as the session service makes it:
+from the seed's ``SeedKey``, built once per seed. Beside it: the same rolls with their
+``Die`` records read (``.dice``, built on demand), which the service does to write the
+dice events; the ``d20`` library (Avrae's) on the closest notation; and a plain
+``random.randint`` loop, the pure-Python limit. Rounds are interleaved and the ratio is the
+median of per-round ratios. Target (issue 17): at least 2x d20, 3x wished for.
 
 Run: .venv/bin/python bench/w1_engine.py [--quick] [--rounds N] [--profile]
 """
@@ -25,10 +28,12 @@ from benchlib.stats import median, median_ratio
 from diceledger.domain.dice.engine import roll
 from diceledger.domain.dice.notation import parse
 from diceledger.domain.dice.request import Modifier, RollSpec, build_spec
-from diceledger.domain.dice.sources import SeededSource
+from diceledger.domain.dice.sources import SeedKey
 
-TARGET_VS_D20 = 3.0
+TARGET_VS_D20 = 2.0
+WISH_VS_D20 = 3.0
 SEED = bytes(range(32))
+KEY = SeedKey(SEED)  # as SessionService keeps one per seed
 SESSION = "bench-session"
 
 
@@ -123,7 +128,17 @@ def rate_diceledger(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
     """Return rolls per second of the engine with a fresh seeded source per roll."""
     started = time.perf_counter()
     for _ in range(rolls):
-        roll(spec, SeededSource(SEED, SESSION, nonces.take())).total  # noqa: B018
+        roll(spec, KEY.source(SESSION, nonces.take())).total  # noqa: B018
+    return rolls / (time.perf_counter() - started)
+
+
+def rate_with_dice(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
+    """Return rolls per second when each roll's Die records are read as well."""
+    started = time.perf_counter()
+    for _ in range(rolls):
+        state = roll(spec, KEY.source(SESSION, nonces.take()))
+        state.total  # noqa: B018
+        state.dice  # noqa: B018
     return rolls / (time.perf_counter() - started)
 
 
@@ -131,17 +146,18 @@ def rate_source_only(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
     """Return rolls per second of the HMAC source alone, drawing what the rolls drew.
 
     The rolls are made first (untimed) to learn each one's die sizes; then only the
-    source is timed: built per roll, drawing the same dice. The gap to the engine's
-    rate is the engine's own bookkeeping.
+    source is timed: made per roll from the seed's key, drawing the same dice one by one
+    (``draw``, a ``Draw`` record each). The engine's fast path draws them in bulk
+    without records, so it can beat this figure.
     """
     plans = []
     for _ in range(rolls):
         nonce = nonces.take()
-        state = roll(spec, SeededSource(SEED, SESSION, nonce))
+        state = roll(spec, KEY.source(SESSION, nonce))
         plans.append((nonce, [die.sides for die in state.dice]))
     started = time.perf_counter()
     for nonce, sides in plans:
-        source = SeededSource(SEED, SESSION, nonce)
+        source = KEY.source(SESSION, nonce)
         for size in sides:
             source.draw(size)
     return rolls / (time.perf_counter() - started)
@@ -168,25 +184,28 @@ def measure(case: Case, rolls: int, rounds: int, nonces: Nonces) -> dict[str, ob
     """Time the three sides of a case in interleaved rounds; return medians and ratios."""
     roller = d20.Roller()
     roller.roll(case.d20_notation)  # warm d20's parse cache, as a long-lived bot has it
-    ours, theirs, plain, source = [], [], [], []
+    ours, with_dice, theirs, plain, source = [], [], [], [], []
     for _ in range(rounds):
         ours.append(rate_diceledger(case.spec, rolls, nonces))
+        with_dice.append(rate_with_dice(case.spec, rolls, nonces))
         theirs.append(rate_d20(roller, case.d20_notation, rolls))
         plain.append(rate_plain(case.plain, rolls))
         source.append(rate_source_only(case.spec, rolls, nonces))
     vs_d20 = median_ratio(ours, theirs)
     return {
         "diceledger_rolls_per_s": round(median(ours)),
+        "diceledger_with_dice_read_rolls_per_s": round(median(with_dice)),
+        "with_dice_read_vs_d20": median_ratio(with_dice, theirs),
         "d20_notation": case.d20_notation,
         "d20_rolls_per_s": round(median(theirs)),
         "randint_rolls_per_s": round(median(plain)),
         "hmac_source_only_rolls_per_s": round(median(source)),
-        "source_share_of_roll_time": median_ratio(ours, source),
         "source_only_vs_d20": median_ratio(source, theirs),
         "ratio_vs_d20": vs_d20,
         "ratio_vs_randint": median_ratio(ours, plain),
         "target_vs_d20": TARGET_VS_D20,
         "met": vs_d20 >= TARGET_VS_D20,
+        "wish_vs_d20": WISH_VS_D20,
         "note": case.note,
     }
 

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from diceledger.domain import __version__
 from diceledger.domain.checkpoint import SignedCheckpoint
-from diceledger.domain.dice.sources import DiceSource, SeededSource, commitment
+from diceledger.domain.dice.sources import DiceSource, SeedKey, commitment
 from diceledger.domain.errors import ConcurrencyError, CorruptLogError, unknown_session
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
@@ -112,6 +112,8 @@ class SessionService:
         self._clock = clock
         self._states: dict[str, SessionState] = {}
         self._seeds: dict[tuple[str, str], bytes] = {}
+        # The HMAC key of each seed, made once: every roll under the seed starts from it.
+        self._keys: dict[tuple[str, str], SeedKey] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._locks_guard = threading.Lock()
 
@@ -253,7 +255,10 @@ class SessionService:
 
     def _dice(self, session_id: str, state: SessionState) -> DiceFactory:
         def dice(nonce: int, client_seed: str, salt: str) -> DiceSource:
-            seed = self._seed(session_id, state)
-            return SeededSource(seed, session_id, nonce, client_seed, salt)
+            key = self._keys.get((session_id, state.epoch.commitment))
+            if key is None:
+                key = SeedKey(self._seed(session_id, state))
+                self._keys[session_id, state.epoch.commitment] = key
+            return key.source(session_id, nonce, client_seed, salt)
 
         return dice

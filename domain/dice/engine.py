@@ -10,108 +10,34 @@ same draws and the same choices always give the same state.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 
-from diceledger.domain.dice.ast import BinaryOp, Node
 from diceledger.domain.dice.ladder import step_down
-from diceledger.domain.dice.notation import constant_value, evaluate
 from diceledger.domain.dice.request import RollSpec
-from diceledger.domain.dice.sources import DiceSource, Draw
+from diceledger.domain.dice.rollstate import Die, Reason, RollState, counted_slots
+from diceledger.domain.dice.seeded_roll import MAX_CHAIN, start_seeded
+from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.errors import ExplosionChainError, RerollError
 
-MAX_CHAIN = 100
-
-
-class Reason(StrEnum):
-    """Why a die was rolled."""
-
-    INITIAL = "initial"
-    EXPLOSION = "explosion"
-    REROLL = "reroll"
-
-
-@dataclass(frozen=True, slots=True)
-class Die:
-    """One die drawn for a roll.
-
-    ``index`` is its place in draw order; ``slot`` the base die it is or belongs to;
-    ``parent`` the die it explodes from (explosions) or replaces (rerolls); ``step`` its
-    place in an explosion chain, 1 for the first added die.
-    """
-
-    index: int
-    term: int
-    slot: int
-    sides: int
-    face: int
-    reason: Reason
-    draw: Draw
-    step: int = 0
-    parent: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RollState:
-    """A roll in progress or resolved: every die, the live die of each slot, the chains."""
-
-    spec: RollSpec
-    dice: tuple[Die, ...]
-    live: tuple[int, ...]
-    chains: tuple[tuple[int, ...] | None, ...]
-    rerolls_left: int = 0
-    accepted: bool = False
-
-    @property
-    def awaiting_decision(self) -> bool:
-        """Tell whether the roller may still reroll or accept (R11)."""
-        return not self.accepted and self.rerolls_left > 0
-
-    @property
-    def counted_slots(self) -> tuple[int, ...]:
-        """Return the slots whose dice count, in slot order (R7, R8, R13)."""
-        return _counted_slots(self.spec, self.dice, self.live)
-
-    @property
-    def term_values(self) -> dict[int, int]:
-        """Return each dice term's value: its counted dice with their chains."""
-        values = {term.term: 0 for term in self.spec.expression.terms}
-        for slot in self.counted_slots:
-            die = self.dice[self.live[slot]]
-            chain = self.chains[die.index] or ()
-            values[die.term] += die.face + sum(self.dice[i].face for i in chain)
-        return values
-
-    @property
-    def total(self) -> int:
-        """Return the total: expression value, Eased/Hindered, then divisions (R9, R14)."""
-        return _value_with_ease(self.spec.expression.root, self.term_values, self.spec.ease)
-
-
-def _value_with_ease(node: Node, values: dict[int, int], ease: int) -> int:
-    # Ease enters before a trailing division (R14): floor((x + ease) / d).
-    if isinstance(node, BinaryOp) and node.op == "/":
-        return _value_with_ease(node.left, values, ease) // constant_value(node.right)
-    return evaluate(node, values) + ease
+__all__ = [
+    "MAX_CHAIN",
+    "Die",
+    "LowestBelowAverage",
+    "Reason",
+    "RerollPolicy",
+    "RollState",
+    "accept",
+    "reroll",
+    "roll",
+    "start",
+    "start_reference",
+    "term_slots",
+]
 
 
 def term_slots(spec: RollSpec) -> tuple[tuple[int, ...], ...]:
     """Return the slots of each dice term; the check term has one per pool die."""
     return spec.layout
-
-
-def _counted_slots(spec: RollSpec, dice: tuple[Die, ...], live: tuple[int, ...]) -> tuple[int, ...]:
-    check_term = spec.check_term
-    counted: list[int] = []
-    for term, slots in enumerate(term_slots(spec)):
-        if spec.check is None or term != check_term:
-            counted.extend(slots)
-            continue
-        faces = [dice[live[slot]].face for slot in slots]
-        face = sorted(faces, reverse=True)[spec.check.counted_rank]
-        counted.append(slots[faces.index(face)])  # equal faces: the lowest index counts
-    return tuple(counted)
 
 
 class _Roller:
@@ -142,7 +68,7 @@ class _Roller:
     def explode_counted(self) -> None:
         """Roll the chain of every counted die that has not counted before (R12, R13)."""
         terms = self.spec.expression.terms
-        for slot in _counted_slots(self.spec, tuple(self.dice), tuple(self.live)):
+        for slot in counted_slots(self.spec, tuple(self.dice), tuple(self.live)):
             die = self.dice[self.live[slot]]
             if self.chains[die.index] is not None:
                 continue
@@ -172,7 +98,18 @@ class _Roller:
 
 
 def start(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
-    """Draw the dice of a roll left to right, choose the counted dice, explode them."""
+    """Draw the dice of a roll left to right, choose the counted dice, explode them.
+
+    Seeded dice take the fast path (seeded_roll.py), which draws the same dice into flat
+    lists; every other source goes die by die through ``start_reference``.
+    """
+    if isinstance(source, SeededSource):
+        return start_seeded(spec, source, rerolls)
+    return start_reference(spec, source, rerolls)
+
+
+def start_reference(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
+    """Draw the dice of a roll die by die, as R14 reads: the readable engine."""
     roller = _Roller(RollState(spec, (), (), ()), source)
     terms = spec.expression.terms
     for term, slots in enumerate(term_slots(spec)):
@@ -216,7 +153,7 @@ def _check_rerollable(state: RollState, index: int) -> None:
 
 def accept(state: RollState) -> RollState:
     """Close the roll; any allowance left is given up."""
-    return RollState(state.spec, state.dice, state.live, state.chains, state.rerolls_left, True)
+    return state.closed()
 
 
 class RerollPolicy(Protocol):
@@ -238,10 +175,9 @@ def roll(
     spec: RollSpec, source: DiceSource, *, rerolls: int = 0, policy: RerollPolicy | None = None
 ) -> RollState:
     """Resolve a roll in one go, letting a policy spend the reroll allowance."""
-    policy = policy or LowestBelowAverage()
     state = start(spec, source, rerolls)
     while state.rerolls_left:
-        chosen = policy.choose(state)
+        chosen = (policy or LowestBelowAverage()).choose(state)
         if not chosen:
             break
         state = reroll(state, chosen, source)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from diceledger.domain.dice.ast import Expression
+from diceledger.domain.dice.plan import RollPlan, compile_plan
 from diceledger.domain.errors import RollError
 
 MAX_DICE_PER_ROLL = 1000
@@ -136,6 +137,8 @@ class RollSpec:
     check_term: int | None = field(init=False, compare=False, repr=False)
     ease: int = field(init=False, compare=False, repr=False)
     layout: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
+    # The spec compiled for the engine's seeded fast path (see plan.py).
+    plan: RollPlan = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         terms = self.expression.terms
@@ -158,6 +161,11 @@ class RollSpec:
         object.__setattr__(self, "check_term", check_term)
         object.__setattr__(self, "ease", total(self.eased) - total(self.hindered))
         object.__setattr__(self, "layout", tuple(layout))
+        rank = self.check.counted_rank if self.check else 0
+        plan = compile_plan(
+            self.expression, self.layout, check_term, rank, self.exploding, self.ease
+        )
+        object.__setattr__(self, "plan", plan)
 
 
 def build_spec(

@@ -11,7 +11,6 @@ shows w mod S + 1.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +24,9 @@ MESSAGE_TAG = b"diceledger/draw/v1"
 WORDS_PER_BLOCK = 8
 _U32 = 1 << 32
 _EIGHT_WORDS = struct.Struct(">8I")  # a 32-byte block as eight big-endian words
+_HMAC_BLOCK = 64  # SHA-256's block size, to which HMAC pads its key
+_INNER_PAD = bytes(x ^ 0x36 for x in range(256))
+_OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
 
 
 class Provenance(StrEnum):
@@ -51,8 +53,7 @@ class DiceSource(Protocol):
     def draw(self, sides: int) -> Draw: ...
 
 
-def _field(value: bytes) -> bytes:
-    return len(value).to_bytes(4, "big") + value
+_LENGTH = struct.Struct(">I").pack  # a field's length: 4 bytes, big-endian
 
 
 def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str = "") -> bytes:
@@ -61,13 +62,18 @@ def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str =
     Layout: the tag, then four length-prefixed fields (4-byte big-endian length, then the
     bytes): session id (UTF-8), nonce (8-byte big-endian), client seed and salt (UTF-8).
     """
-    return MESSAGE_TAG + b"".join(
-        _field(part)
-        for part in (
-            session_id.encode(),
+    session, client, pepper = session_id.encode(), client_seed.encode(), salt.encode()
+    return b"".join(
+        (
+            MESSAGE_TAG,
+            _LENGTH(len(session)),
+            session,
+            _LENGTH(8),
             nonce.to_bytes(8, "big"),
-            client_seed.encode(),
-            salt.encode(),
+            _LENGTH(len(client)),
+            client,
+            _LENGTH(len(pepper)),
+            pepper,
         )
     )
 
@@ -79,34 +85,119 @@ def face_from_word(word: int, sides: int) -> int | None:
     return word % sides + 1
 
 
+class SeedKey:
+    """An epoch seed made ready to key HMAC-SHA256: its inner and outer states, built once.
+
+    HMAC (RFC 2104) hashes the key padded to a 64-byte block and XORed with 0x36 before the
+    message, and the key XORed with 0x5c before the inner digest. Hashing those two padded
+    blocks is the same for every roll under the seed, so it is done here once and each block
+    of every roll starts from copies of the two states. Equal to ``hmac.new(seed, ...)``.
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, seed: bytes) -> None:
+        key = hashlib.sha256(seed).digest() if len(seed) > _HMAC_BLOCK else seed
+        key = key.ljust(_HMAC_BLOCK, b"\0")
+        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
+        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
+
+    def words(self, message: bytes, block: int) -> tuple[int, ...]:
+        """Return the eight words of HMAC-SHA256(seed, message || block as 4 bytes)."""
+        inner = self._inner.copy()
+        inner.update(message + block.to_bytes(4, "big"))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return _EIGHT_WORDS.unpack(outer.digest())
+
+    def source(
+        self, session_id: str, nonce: int, client_seed: str = "", salt: str = ""
+    ) -> SeededSource:
+        """Return the seeded source of one nonce, keyed by this seed."""
+        return SeededSource.keyed(self, draw_message(session_id, nonce, client_seed, salt))
+
+
 class SeededSource:
-    """Dice derived from an epoch seed by HMAC-SHA256; deterministic and verifiable."""
+    """Dice derived from an epoch seed by HMAC-SHA256; deterministic and verifiable.
+
+    The words of the blocks drawn so far are kept in one list, so a die's place in the
+    stream is a single number, 8 * block + word.
+    """
+
+    __slots__ = ("_key", "_message", "_words", "_next")
 
     def __init__(
         self, seed: bytes, session_id: str, nonce: int, client_seed: str = "", salt: str = ""
     ) -> None:
-        self._mac = hmac.new(seed, draw_message(session_id, nonce, client_seed, salt), "sha256")
-        self._block = -1
-        self._words: tuple[int, ...] = ()
-        self._next_word = WORDS_PER_BLOCK
+        self._begin(SeedKey(seed), draw_message(session_id, nonce, client_seed, salt))
+
+    @classmethod
+    def keyed(cls, key: SeedKey, message: bytes) -> SeededSource:
+        """Return the source of a roll's ``message`` under a seed already keyed."""
+        source = cls.__new__(cls)
+        source._begin(key, message)
+        return source
+
+    def _begin(self, key: SeedKey, message: bytes) -> None:
+        self._key = key
+        self._message = message
+        self._words: list[int] = []  # every word of the blocks drawn so far
+        self._next = 0  # the place of the next word: 8 * block + word
 
     def _words_of(self, block: int) -> tuple[int, ...]:
-        mac = self._mac.copy()
-        mac.update(block.to_bytes(4, "big"))
-        return _EIGHT_WORDS.unpack(mac.digest())
+        return self._key.words(self._message, block)
+
+    def _word_at(self, place: int) -> int:
+        words = self._words
+        while place >= len(words):
+            words.extend(self._words_of(len(words) // WORDS_PER_BLOCK))
+        return words[place]
 
     def draw(self, sides: int) -> Draw:
         """Return the next face for a die of ``sides``, skipping words that would bias it."""
         while True:
-            if self._next_word == WORDS_PER_BLOCK:
-                self._block += 1
-                self._words = self._words_of(self._block)
-                self._next_word = 0
-            word_index = self._next_word
-            self._next_word += 1
-            face = face_from_word(self._words[word_index], sides)
+            place = self._next
+            self._next += 1
+            face = face_from_word(self._word_at(place), sides)
             if face is not None:
-                return Draw(sides, face, Provenance.SEEDED, self._block, word_index)
+                block, word = divmod(place, WORDS_PER_BLOCK)
+                return Draw(sides, face, Provenance.SEEDED, block, word)
+
+    def take(self, sizes: Sequence[int], faces: list[int], places: list[int]) -> None:
+        """Draw a die of each size in turn, appending its face and its place to the lists.
+
+        The same dice as ``draw`` one by one. As 2**32 mod S < S, a word below 2**32 minus
+        the largest size is never skipped, so when every word is (all but always) the
+        faces come from consecutive words in one go.
+        """
+        start = self._next
+        end = start + len(sizes)
+        stream = self._words
+        while len(stream) < end:  # the blocks these dice need, all at once
+            stream.extend(self._words_of(len(stream) // WORDS_PER_BLOCK))
+        words = stream[start:end]
+        if words and max(words) < _U32 - max(sizes):
+            # zip is not strict: both have len(sizes) items, and checking costs time here
+            faces += [word % sides + 1 for word, sides in zip(words, sizes, strict=False)]
+            places += range(start, end)
+            self._next = end
+            return
+        for sides in sizes:
+            self.take_one(sides, faces, places)
+
+    def take_one(self, sides: int, faces: list[int], places: list[int]) -> int:
+        """Draw one die, appending its face and place to the lists; return the face."""
+        limit = _U32 - _U32 % sides
+        place = self._next
+        word = self._words[place] if place < len(self._words) else self._word_at(place)
+        while word >= limit:
+            place += 1
+            word = self._word_at(place)
+        self._next = place + 1
+        face = word % sides + 1
+        faces.append(face)
+        places.append(place)
+        return face
 
 
 def commitment(seed: bytes) -> str:
