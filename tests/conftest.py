@@ -16,9 +16,15 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 PG_SERVER = os.environ.get("DICELEDGER_TEST_PG", "host=127.0.0.1 port=5432 user=postgres")
 PG_URL_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432"
+
+# Hypothesis' per-example deadline is a timing assertion: on a loaded CI machine it fails
+# correct code. Properties are checked for what they compute, never for how fast.
+settings.register_profile("diceledger", deadline=None)
+settings.load_profile("diceledger")
 
 
 def pytest_configure(config: pytest.Config) -> None:
