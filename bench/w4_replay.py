@@ -16,8 +16,9 @@ For each store given (made by bench/make_store.py), in fresh child processes:
 Without ``--db`` it makes (once, then reuses) stores of 100,000 and 1,000,000 events with
 bench/make_store.py in the temporary directory; ``--quick`` makes 10,000 and 100,000.
 
-Prints one JSON line. Run:
-  .venv/bin/python bench/w4_replay.py
+Prints one JSON line; ``--profile`` also profiles a rebuild of the first store (stderr).
+Run:
+  .venv/bin/python bench/w4_replay.py [--quick] [--profile]
   .venv/bin/python bench/w4_replay.py --db sqlite:////tmp/mid.db --db sqlite:////tmp/big.db
 """
 
@@ -89,6 +90,21 @@ def child_rebuild(url: str) -> dict[str, Any]:
         samples[min(int(len(samples) * f), len(samples) - 1)] for f in (0.1, 0.25, 0.5, 0.75, 1.0)
     ]
     return {**figures, "rss_mb_at_10_25_50_75_100_pct": [round(s, 1) for s in picks]}
+
+
+def child_profile(url: str) -> dict[str, Any]:
+    """Rebuild once under cProfile; print the top functions on stderr."""
+    from benchlib.profiling import print_profile
+
+    from diceledger.infra.db import make_engine, upgrade
+    from diceledger.infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.store.sql import SqlEventStore
+
+    upgrade(url)
+    engine = make_engine(url)
+    projection = StatisticsProjection(engine, SqlEventStore(engine))
+    print_profile(f"w4 rebuild {url}", projection.rebuild, top=25)
+    return {"profiled": url}
 
 
 def timed(work: Callable[[], int]) -> dict[str, Any]:
@@ -232,7 +248,7 @@ def run_child(kind: str, url: str) -> dict[str, Any]:
     """Run one measurement in a fresh process so that its peak memory is its own."""
     output = subprocess.run(
         [sys.executable, __file__, "--child", kind, url],
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=True,
     ).stdout
@@ -318,6 +334,7 @@ CHILDREN = {
     "baseline": child_baseline,
     "eventsourcing-fill": child_eventsourcing_fill,
     "eventsourcing": child_eventsourcing,
+    "profile": child_profile,
 }
 
 
@@ -333,6 +350,9 @@ def main() -> None:
     )
     urls = options.db or default_stores(options.quick)
     results = [measure(url) for url in urls]
+    if options.profile:
+        progress(f"profiling the rebuild of {urls[0]}")
+        run_child("profile", urls[0])
     emit("w4_replay", options.quick, machine=describe(), cpus=os.cpu_count(), results=results)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import events as ev
+from diceledger.infra.compiled_codec import Mismatch, decoder_for
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -185,11 +186,19 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     if version != cls.schema_version:
         raise CorruptLogError(f"{event_type} version {version} is newer than this release")
     try:
-        event = _build(cls, data)
-    except (TypeError, KeyError, ValueError, AttributeError) as error:
-        raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
+        event = decoder_for(cls)(data)
+    except (Mismatch, KeyError):
+        event = _checked(event_type, cls, data)
     assert isinstance(event, ev.Event)
     return event
+
+
+def _checked(event_type: str, cls: type, data: dict[str, Any]) -> Any:
+    # The reference path: it accepts what the compiled decoder would not, or says why not.
+    try:
+        return _build(cls, data)
+    except (TypeError, KeyError, ValueError, AttributeError) as error:
+        raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
 
 
 Converter = Callable[[Any], Any]

@@ -8,15 +8,16 @@ kept in units of 10**-12 (``SCALE``), rounded once per check.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from diceledger.domain.dice.request import RerollScope, RollKind, RollSpec
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import Modifier, RerollScope, RollKind, RollSpec, build_spec
 from diceledger.domain.errors import RollError
 from diceledger.domain.odds import opposed_odds, success_probability
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import replay_events, rounds_of, side_events, spec_of
+from diceledger.domain.session.rolls import CHECK_KINDS, replay_events, rounds_of, side_events
 from diceledger.domain.session.state import Roll, SessionState
 
 SCALE = 10**12
@@ -63,8 +64,8 @@ def _single_facts(roll: Roll, allowance: int) -> Metrics:
     if isinstance(resolution, ev.CheckResolved) and request.target is not None:
         won = bool(resolution.success)
         metrics[f"won.{request.kind}"] += won
-        chance = _check_chance(_CheckKey.of(request), request.target, allowance)
-        _add_luck(metrics, chance, won)
+        luck = _check_luck(_CheckKey.of(request, request.side), request.target, allowance)
+        _add_luck(metrics, luck, won)
     _add_dice(metrics, _records(roll, side=0))
     _add_rerolls(metrics, roll, side=0)
     return metrics
@@ -78,7 +79,8 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
     won = roll.resolution.winner == name
     metrics: Metrics = Counter({"rolls.opposed": 1, "won.opposed": int(won)})
     theirs = request.opponent_rerolls_granted or 0
-    odds = _opposed_chances(_CheckKey.of(request), request.opponent, allowance, theirs)
+    ours, opponent = _CheckKey.of(request, request.side), _CheckKey.of(request, request.opponent)
+    odds = _opposed_luck(ours, opponent, allowance, theirs)
     _add_luck(metrics, None if odds is None else odds[side], won)
     _add_dice(metrics, _records(roll, side=side))
     _add_rerolls(metrics, roll, side=side)
@@ -87,56 +89,91 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
 
 @dataclass(frozen=True, slots=True)
 class _CheckKey:
-    # What a check's odds depend on; sessions repeat a few checks many times, so the
-    # odds are cached on this rather than computed per roll.
-    kind: str
-    side: ev.CheckSide
+    # The canonical shape of one side of a check: what its odds depend on. Names and
+    # labels are left out (they change no die), so a session's few checks repeat many
+    # times over and their odds, computed once, are reused.
+    check: bool
     median: bool
     exploding: bool
+    expression: str
+    advantage: tuple[int, ...]
+    disadvantage: tuple[int, ...]
+    eased: tuple[int, ...]
+    hindered: tuple[int, ...]
 
     @classmethod
-    def of(cls, request: ev.RollRequested) -> _CheckKey:
-        return cls(request.kind, request.side, request.median, request.exploding)
+    def of(cls, request: ev.RollRequested, side: ev.CheckSide) -> _CheckKey:
+        return cls(
+            RollKind(request.kind) in CHECK_KINDS,
+            request.median,
+            request.exploding,
+            side.expression,
+            _amounts(side.advantage),
+            _amounts(side.disadvantage),
+            _amounts(side.eased),
+            _amounts(side.hindered),
+        )
 
-    def spec(self, side: ev.CheckSide) -> RollSpec:
-        request = replace(_TEMPLATE, kind=self.kind, median=self.median, exploding=self.exploding)
-        return spec_of(request, side)
+
+def _amounts(amounts: tuple[ev.Amount, ...]) -> tuple[int, ...]:
+    return tuple(a.amount for a in amounts)
 
 
-# A request that only lends its kind, median and exploding to spec_of.
-_TEMPLATE = ev.RollRequested(
-    **{f.name: None for f in fields(ev.RollRequested)}  # type: ignore[arg-type]
-)
+def _modifiers(amounts: tuple[int, ...]) -> tuple[Modifier, ...]:
+    return tuple(Modifier(amount) for amount in amounts)
 
 
 @lru_cache(maxsize=4096)
-def _check_chance(key: _CheckKey, target: int, allowance: int) -> Fraction | None:
+def _spec(key: _CheckKey) -> RollSpec:
+    # The spec of a canonical shape: as spec_of builds it, less the labels.
+    return build_spec(
+        parse(key.expression),
+        check=key.check,
+        advantage=_modifiers(key.advantage),
+        disadvantage=_modifiers(key.disadvantage),
+        median=key.median,
+        eased=_modifiers(key.eased),
+        hindered=_modifiers(key.hindered),
+        exploding=key.exploding,
+    )
+
+
+Luck = tuple[int, int]  # expected and variance, in units of 1/SCALE
+
+
+def _luck(probability: Fraction) -> Luck:
+    return round(probability * SCALE), round(probability * (1 - probability) * SCALE)
+
+
+@lru_cache(maxsize=4096)
+def _check_luck(key: _CheckKey, target: int, allowance: int) -> Luck | None:
     # A roll too large for exact odds is counted but left out of luck (metric luck.unrated).
     try:
-        return success_probability(key.spec(key.side), target, allowance)
+        return _luck(success_probability(_spec(key), target, allowance))
     except RollError:
         return None
 
 
 @lru_cache(maxsize=4096)
-def _opposed_chances(
-    key: _CheckKey, opponent: ev.CheckSide, rerolls: int, opponent_rerolls: int
-) -> tuple[Fraction, Fraction] | None:
+def _opposed_luck(
+    key: _CheckKey, opponent: _CheckKey, rerolls: int, opponent_rerolls: int
+) -> tuple[Luck, Luck] | None:
     try:
-        odds = opposed_odds(key.spec(key.side), key.spec(opponent), rerolls, opponent_rerolls)
+        odds = opposed_odds(_spec(key), _spec(opponent), rerolls, opponent_rerolls)
     except RollError:
         return None
-    return odds.win, odds.lose
+    return _luck(odds.win), _luck(odds.lose)
 
 
-def _add_luck(metrics: Metrics, probability: Fraction | None, won: bool) -> None:
-    if probability is None:
+def _add_luck(metrics: Metrics, luck: Luck | None, won: bool) -> None:
+    if luck is None:
         metrics["luck.unrated"] += 1
         return
+    expected, variance = luck
     metrics["luck.rated"] += 1
     metrics["luck.observed"] += int(won)
-    metrics["luck.expected_e12"] += round(probability * SCALE)
-    metrics["luck.variance_e12"] += round(probability * (1 - probability) * SCALE)
+    metrics["luck.expected_e12"] += expected
+    metrics["luck.variance_e12"] += variance
 
 
 def _records(roll: Roll, side: int) -> list[tuple[int, ev.DieRecord]]:
@@ -176,7 +213,7 @@ def _add_rerolls(metrics: Metrics, roll: Roll, side: int) -> None:
         return
     request = roll.request
     asked = request.side if side == 0 or request.opponent is None else request.opponent
-    spec = spec_of(request, asked)
+    spec = _spec(_CheckKey.of(request, asked))
     metrics["rerolls.spent"] += spent
     for number in range(1, rounds_of(roll) + 1):
         events = side_events(roll, side, number)
