@@ -42,10 +42,13 @@ class Tally:
 
     def add(self, session_id: str, scoped: Scoped, sign: int) -> None:
         """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
+        counters = self.counters
+        get = counters.get  # a Counter's += calls __missing__ for every new key
         for scope, players in scoped.items():
             for player, metrics in players.items():
                 for metric, amount in metrics.items():
-                    self.counters[(session_id, player, scope, metric)] += sign * amount
+                    key = (session_id, player, scope, metric)
+                    counters[key] = get(key, 0) + sign * amount
 
     def nonzero(self) -> dict[Key, int]:
         """Return the counter changes that are not zero."""
@@ -81,6 +84,22 @@ class StatisticsFold:
         before = self._before(session, event, roll)
         evolve(state, version, event)
         match event:
+            # The most frequent events first: a match tries its cases in order.
+            case (
+                ev.DiceRolled()
+                | ev.RollRequested()
+                | ev.CheckResolved()
+                | ev.RollResolved()
+                | ev.DieExploded()
+                | ev.DieRerolled()
+                | ev.RollAccepted()
+                | ev.OpposedCheckTied()
+                | ev.RollRevealed()
+                | ev.SessionStarted()
+                | ev.SeedCommitted()
+                | ev.SeedRevealed()
+            ):
+                pass  # counted through the roll's contribution below, if at all
             case ev.PlayerJoined():
                 tally.members[(stream_id, event.name)] = event.role
             case ev.RollDisputed():
@@ -91,21 +110,6 @@ class StatisticsFold:
                 self._count(tally, stream_id, raiser, f"disputes.{event.outcome}")
             case ev.SessionEnded():
                 self._sessions.pop(stream_id, None)
-            case (
-                ev.SessionStarted()
-                | ev.SeedCommitted()
-                | ev.SeedRevealed()
-                | ev.RollRequested()
-                | ev.DiceRolled()
-                | ev.DieExploded()
-                | ev.DieRerolled()
-                | ev.RollAccepted()
-                | ev.RollResolved()
-                | ev.CheckResolved()
-                | ev.OpposedCheckTied()
-                | ev.RollRevealed()
-            ):
-                pass  # counted through the roll's contribution below, if at all
             case _:
                 assert_never(event)
         if before is not None:
@@ -133,7 +137,8 @@ class StatisticsFold:
         if roll.voided:
             shown = {name: Counter({"excluded.voided": 1}) for name in players}
         else:
-            shown = roll_facts(session.state, roll, session.allowances.get(roll.roll_id, 0))
+            allowance = session.allowances.get(roll.roll_id, 0)
+            shown = roll_facts(session.state, roll, allowance, players)
         hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
         return {ALL: shown, PUBLIC: hidden if roll.hidden else shown}
 
