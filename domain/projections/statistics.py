@@ -139,8 +139,9 @@ class StatisticsFold:
         else:
             allowance = session.allowances.get(roll.roll_id, 0)
             shown = roll_facts(session.state, roll, allowance, players)
-        hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
-        return {ALL: shown, PUBLIC: hidden if roll.hidden else shown}
+        if not roll.hidden:
+            return {ALL: shown, PUBLIC: shown}
+        return {ALL: shown, PUBLIC: {name: Counter({"excluded.hidden": 1}) for name in players}}
 
     @staticmethod
     def _count(tally: Tally, session_id: str, player: str, metric: str) -> None:
