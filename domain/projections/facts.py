@@ -27,13 +27,25 @@ Metrics = Counter[str]
 
 def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
     """Return the rerolls a new request may spend, read from the state before it (R11)."""
-    kind = RollKind(request.kind)
+    _kind(request.kind)  # an unknown kind is refused whatever the request
     if request.opponent is not None and request.opponent_rerolls_granted is None:
         return 0  # an opposed check of version 1 took no rerolls
     action = state.actions.get(request.action_id)
     if action is None:
-        return request.rerolls_granted if RerollScope(request.reroll_scope).covers(kind) else 0
-    return action.remaining if action.covers(request.kind) else 0
+        return request.rerolls_granted if _covers(request.reroll_scope, request.kind) else 0
+    return action.remaining if _covers(action.scope.value, request.kind) else 0
+
+
+# Sessions use a handful of kinds and scopes: their enum lookups are made once each (an
+# unknown one still raises ValueError every time, since errors are not cached).
+@lru_cache(maxsize=64)
+def _kind(kind: str) -> RollKind:
+    return RollKind(kind)
+
+
+@lru_cache(maxsize=256)
+def _covers(scope: str, kind: str) -> bool:
+    return RerollScope(scope).covers(_kind(kind))
 
 
 def players_of(session: SessionState, roll: Roll) -> list[str]:
@@ -67,6 +79,13 @@ def roll_facts(
 Counts = dict[str, int]
 
 
+def _counter(counts: Counts) -> Metrics:
+    # Counter(counts) would copy through Counter.update's Python-level checks.
+    metrics: Metrics = Counter()
+    dict.update(metrics, counts)
+    return metrics
+
+
 def _single_facts(roll: Roll, allowance: int) -> Metrics:
     request = roll.request
     metrics: Counts = {f"rolls.{request.kind}": 1}
@@ -78,7 +97,7 @@ def _single_facts(roll: Roll, allowance: int) -> Metrics:
         _add_luck(metrics, luck, won)
     spent = _add_dice(metrics, roll, side=0)
     _add_rerolls(metrics, roll, 0, spent)
-    return Counter(metrics)
+    return _counter(metrics)
 
 
 def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
@@ -94,7 +113,7 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
     _add_luck(metrics, None if odds is None else odds[side], won)
     spent = _add_dice(metrics, roll, side=side)
     _add_rerolls(metrics, roll, side, spent)
-    return Counter(metrics)
+    return _counter(metrics)
 
 
 # The canonical shape of one side of a check: what its odds depend on (check or plain
@@ -111,20 +130,21 @@ def _shape(request: ev.RollRequested, side: ev.CheckSide) -> _Shape:
     check = _IS_CHECK.get(request.kind)
     if check is None:
         check = RollKind(request.kind) in CHECK_KINDS  # refuses an unknown kind, as spec_of
+    # Most sides have no modifiers at all: their empty tuples are taken as they are.
     return (
         check,
         request.median,
         request.exploding,
         side.expression,
-        _amounts(side.advantage),
-        _amounts(side.disadvantage),
-        _amounts(side.eased),
-        _amounts(side.hindered),
+        _amounts(side.advantage) if side.advantage else (),
+        _amounts(side.disadvantage) if side.disadvantage else (),
+        _amounts(side.eased) if side.eased else (),
+        _amounts(side.hindered) if side.hindered else (),
     )
 
 
 def _amounts(amounts: tuple[ev.Amount, ...]) -> tuple[int, ...]:
-    return tuple([a.amount for a in amounts]) if amounts else ()
+    return tuple([a.amount for a in amounts])
 
 
 def _modifiers(amounts: tuple[int, ...]) -> tuple[Modifier, ...]:

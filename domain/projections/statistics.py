@@ -44,11 +44,18 @@ class Tally:
         """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
         counters = self.counters
         get = counters.get  # a Counter's += calls __missing__ for every new key
+        shared = scoped.get(ALL) is scoped.get(PUBLIC)  # a roll everyone sees alike
         for scope, players in scoped.items():
+            if shared and scope == PUBLIC:
+                continue  # added with scope ALL, in the same pass
             for player, metrics in players.items():
                 for metric, amount in metrics.items():
+                    change = sign * amount
                     key = (session_id, player, scope, metric)
-                    counters[key] = get(key, 0) + sign * amount
+                    counters[key] = get(key, 0) + change
+                    if shared:
+                        key = (session_id, player, PUBLIC, metric)
+                        counters[key] = get(key, 0) + change
 
     def nonzero(self) -> dict[Key, int]:
         """Return the counter changes that are not zero."""
