@@ -9,6 +9,8 @@ For each store given (made by bench/make_store.py), in fresh child processes:
   checks won, face histograms, explosions, rerolls, disputes) in one pass. It skips what
   diceledger adds on top: decoding into domain events, session state, exact odds (luck),
   blind-roll scopes and voided-roll exclusion, and the persisted, checkpointed counters;
+- floor: the rebuild's read alone (``read_all_data``), and its read and decode into domain
+  events, with no fold: what no rebuild that decodes every event can go below;
 - eventsourcing: the same events copied once (untimed) into the ``eventsourcing``
   library's SQLite application recorder, then read back in order through its
   ``NotificationLogReader`` (sections of 1,000) and folded by the baseline's own fold.
@@ -16,8 +18,9 @@ For each store given (made by bench/make_store.py), in fresh child processes:
 Without ``--db`` it makes (once, then reuses) stores of 100,000 and 1,000,000 events with
 bench/make_store.py in the temporary directory; ``--quick`` makes 10,000 and 100,000.
 
-Prints one JSON line. Run:
-  .venv/bin/python bench/w4_replay.py
+Prints one JSON line; ``--profile`` also profiles a rebuild of the first store (stderr).
+Run:
+  .venv/bin/python bench/w4_replay.py [--quick] [--profile]
   .venv/bin/python bench/w4_replay.py --db sqlite:////tmp/mid.db --db sqlite:////tmp/big.db
 """
 
@@ -89,6 +92,40 @@ def child_rebuild(url: str) -> dict[str, Any]:
         samples[min(int(len(samples) * f), len(samples) - 1)] for f in (0.1, 0.25, 0.5, 0.75, 1.0)
     ]
     return {**figures, "rss_mb_at_10_25_50_75_100_pct": [round(s, 1) for s in picks]}
+
+
+def child_floor(url: str, decoded: bool) -> dict[str, Any]:
+    """Time the rebuild's read alone (and its decode): what no fold can go below."""
+    from diceledger.infra.codec import decode
+    from diceledger.infra.db import make_engine
+    from diceledger.infra.store.sql import SqlEventStore
+
+    store = SqlEventStore(make_engine(url))
+
+    def read() -> int:
+        events = 0
+        for item in store.read_all_data():
+            if decoded:
+                decode(item.event_type, item.schema_version, item.data)
+            events += 1
+        return events
+
+    return timed(read)
+
+
+def child_profile(url: str) -> dict[str, Any]:
+    """Rebuild once under cProfile; print the top functions on stderr."""
+    from benchlib.profiling import print_profile
+
+    from diceledger.infra.db import make_engine, upgrade
+    from diceledger.infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.store.sql import SqlEventStore
+
+    upgrade(url)
+    engine = make_engine(url)
+    projection = StatisticsProjection(engine, SqlEventStore(engine))
+    print_profile(f"w4 rebuild {url}", projection.rebuild, top=25)
+    return {"profiled": url}
 
 
 def timed(work: Callable[[], int]) -> dict[str, Any]:
@@ -232,7 +269,7 @@ def run_child(kind: str, url: str) -> dict[str, Any]:
     """Run one measurement in a fresh process so that its peak memory is its own."""
     output = subprocess.run(
         [sys.executable, __file__, "--child", kind, url],
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=True,
     ).stdout
@@ -259,6 +296,9 @@ def measure(url: str) -> dict[str, Any]:
     """Return the rebuild, stats and peer figures of one store."""
     progress(f"rebuild {url}")
     rebuild = run_child("rebuild", url)
+    progress(f"floor: the rebuild's read, then its read and decode {url}")
+    read = run_child("read", url)
+    read_decode = run_child("read-decode", url)
     progress(f"stats --format csv {url}")
     stats = time_stats_csv(url)
     progress(f"baseline {url}")
@@ -281,6 +321,13 @@ def measure(url: str) -> dict[str, Any]:
             eventsourcing["cpu_seconds"] / rebuild["cpu_seconds"], 3
         ),
         "rebuild_vs_eventsourcing_by_wall": round(eventsourcing["seconds"] / rebuild["seconds"], 3),
+        # The rebuild cannot beat these: its read alone, and its read and decode.
+        "read_only": read,
+        "read_and_decode": read_decode,
+        "read_only_vs_baseline_by_cpu": round(baseline["cpu_seconds"] / read["cpu_seconds"], 3),
+        "read_and_decode_vs_baseline_by_cpu": round(
+            baseline["cpu_seconds"] / read_decode["cpu_seconds"], 3
+        ),
     }
 
 
@@ -318,6 +365,9 @@ CHILDREN = {
     "baseline": child_baseline,
     "eventsourcing-fill": child_eventsourcing_fill,
     "eventsourcing": child_eventsourcing,
+    "profile": child_profile,
+    "read": lambda url: child_floor(url, decoded=False),
+    "read-decode": lambda url: child_floor(url, decoded=True),
 }
 
 
@@ -333,6 +383,9 @@ def main() -> None:
     )
     urls = options.db or default_stores(options.quick)
     results = [measure(url) for url in urls]
+    if options.profile:
+        progress(f"profiling the rebuild of {urls[0]}")
+        run_child("profile", urls[0])
     emit("w4_replay", options.quick, machine=describe(), cpus=os.cpu_count(), results=results)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import events as ev
+from diceledger.infra.compiled_codec import Mismatch, decoder_for
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -174,6 +175,26 @@ def from_record(record: RecordedEvent) -> ev.Event:
 
 def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     """Return the event of type ``event_type`` stored at schema ``version``."""
+    cls, data = _upcast(event_type, version, data)
+    try:
+        event = decoder_for(cls)(data)
+    except (Mismatch, KeyError):
+        # Not exactly the data the compiled decoder expects: the plan accepts it or says why.
+        event = _by_plan(event_type, cls, data)
+    assert isinstance(event, ev.Event)
+    return event
+
+
+def decode_by_plan(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
+    """Decode as ``decode`` does, through the per-field plan alone: the reference the
+    compiled decoders (infra.compiled_codec) are held to."""
+    cls, data = _upcast(event_type, version, data)
+    event = _by_plan(event_type, cls, data)
+    assert isinstance(event, ev.Event)
+    return event
+
+
+def _upcast(event_type: str, version: int, data: dict[str, Any]) -> tuple[type, dict[str, Any]]:
     cls = ev.EVENT_TYPES.get(event_type)
     if cls is None:
         raise CorruptLogError(f"unknown event type '{event_type}'")
@@ -184,12 +205,14 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
         data, version = upcast(data), version + 1
     if version != cls.schema_version:
         raise CorruptLogError(f"{event_type} version {version} is newer than this release")
+    return cls, data
+
+
+def _by_plan(event_type: str, cls: type, data: dict[str, Any]) -> Any:
     try:
-        event = _build(cls, data)
+        return _build(cls, data)
     except (TypeError, KeyError, ValueError, AttributeError) as error:
         raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
-    assert isinstance(event, ev.Event)
-    return event
 
 
 Converter = Callable[[Any], Any]

@@ -8,15 +8,15 @@ kept in units of 10**-12 (``SCALE``), rounded once per check.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from diceledger.domain.dice.request import RerollScope, RollKind, RollSpec
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import Modifier, RerollScope, RollKind, RollSpec, build_spec
 from diceledger.domain.errors import RollError
 from diceledger.domain.odds import opposed_odds, success_probability
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import replay_events, rounds_of, side_events, spec_of
+from diceledger.domain.session.rolls import CHECK_KINDS, replay_events, rounds_of, side_events
 from diceledger.domain.session.state import Roll, SessionState
 
 SCALE = 10**12
@@ -27,13 +27,25 @@ Metrics = Counter[str]
 
 def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
     """Return the rerolls a new request may spend, read from the state before it (R11)."""
-    kind = RollKind(request.kind)
+    _kind(request.kind)  # an unknown kind is refused whatever the request
     if request.opponent is not None and request.opponent_rerolls_granted is None:
         return 0  # an opposed check of version 1 took no rerolls
     action = state.actions.get(request.action_id)
     if action is None:
-        return request.rerolls_granted if RerollScope(request.reroll_scope).covers(kind) else 0
-    return action.remaining if action.covers(request.kind) else 0
+        return request.rerolls_granted if _covers(request.reroll_scope, request.kind) else 0
+    return action.remaining if _covers(action.scope.value, request.kind) else 0
+
+
+# Sessions use a handful of kinds and scopes: their enum lookups are made once each (an
+# unknown one still raises ValueError every time, since errors are not cached).
+@lru_cache(maxsize=64)
+def _kind(kind: str) -> RollKind:
+    return RollKind(kind)
+
+
+@lru_cache(maxsize=256)
+def _covers(scope: str, kind: str) -> bool:
+    return RerollScope(scope).covers(_kind(kind))
 
 
 def players_of(session: SessionState, roll: Roll) -> list[str]:
@@ -45,10 +57,16 @@ def players_of(session: SessionState, roll: Roll) -> list[str]:
     return [name for name in names if name in session.members]
 
 
-def roll_facts(session: SessionState, roll: Roll, allowance: int) -> dict[str, Metrics]:
-    """Return player -> metrics for a resolved roll, as if nothing excluded it."""
+def roll_facts(
+    session: SessionState, roll: Roll, allowance: int, players: list[str] | None = None
+) -> dict[str, Metrics]:
+    """Return player -> metrics for a resolved roll, as if nothing excluded it.
+
+    ``players`` is ``players_of(session, roll)``, when the caller has it already.
+    """
     request = roll.request
-    players = players_of(session, roll)
+    if players is None:
+        players = players_of(session, roll)
     if roll.resolution is None or not players:
         return {}
     if request.opponent is None:
@@ -56,18 +74,30 @@ def roll_facts(session: SessionState, roll: Roll, allowance: int) -> dict[str, M
     return {name: _opposed_facts(roll, name, allowance) for name in players}
 
 
+# Metrics are counted in a plain dict (a Counter's missing keys cost a method call each)
+# and handed out as a Counter, with the same keys in the same order.
+Counts = dict[str, int]
+
+
+def _counter(counts: Counts) -> Metrics:
+    # Counter(counts) would copy through Counter.update's Python-level checks.
+    metrics: Metrics = Counter()
+    dict.update(metrics, counts)
+    return metrics
+
+
 def _single_facts(roll: Roll, allowance: int) -> Metrics:
     request = roll.request
-    metrics: Metrics = Counter({f"rolls.{request.kind}": 1})
+    metrics: Counts = {f"rolls.{request.kind}": 1}
     resolution = roll.resolution
     if isinstance(resolution, ev.CheckResolved) and request.target is not None:
         won = bool(resolution.success)
-        metrics[f"won.{request.kind}"] += won
-        chance = _check_chance(_CheckKey.of(request), request.target, allowance)
-        _add_luck(metrics, chance, won)
-    _add_dice(metrics, _records(roll, side=0))
-    _add_rerolls(metrics, roll, side=0)
-    return metrics
+        metrics[f"won.{request.kind}"] = int(won)
+        luck = _check_luck(_shape(request, request.side), request.target, allowance)
+        _add_luck(metrics, luck, won)
+    spent = _add_dice(metrics, roll, side=0)
+    _add_rerolls(metrics, roll, 0, spent)
+    return _counter(metrics)
 
 
 def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
@@ -76,111 +106,148 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
     assert request.opponent is not None and isinstance(roll.resolution, ev.CheckResolved)
     side = 0 if name == request.side.name else 1
     won = roll.resolution.winner == name
-    metrics: Metrics = Counter({"rolls.opposed": 1, "won.opposed": int(won)})
+    metrics: Counts = {"rolls.opposed": 1, "won.opposed": int(won)}
     theirs = request.opponent_rerolls_granted or 0
-    odds = _opposed_chances(_CheckKey.of(request), request.opponent, allowance, theirs)
+    ours, opponent = _shape(request, request.side), _shape(request, request.opponent)
+    odds = _opposed_luck(ours, opponent, allowance, theirs)
     _add_luck(metrics, None if odds is None else odds[side], won)
-    _add_dice(metrics, _records(roll, side=side))
-    _add_rerolls(metrics, roll, side=side)
-    return metrics
+    spent = _add_dice(metrics, roll, side=side)
+    _add_rerolls(metrics, roll, side, spent)
+    return _counter(metrics)
 
 
-@dataclass(frozen=True, slots=True)
-class _CheckKey:
-    # What a check's odds depend on; sessions repeat a few checks many times, so the
-    # odds are cached on this rather than computed per roll.
-    kind: str
-    side: ev.CheckSide
-    median: bool
-    exploding: bool
-
-    @classmethod
-    def of(cls, request: ev.RollRequested) -> _CheckKey:
-        return cls(request.kind, request.side, request.median, request.exploding)
-
-    def spec(self, side: ev.CheckSide) -> RollSpec:
-        request = replace(_TEMPLATE, kind=self.kind, median=self.median, exploding=self.exploding)
-        return spec_of(request, side)
+# The canonical shape of one side of a check: what its odds depend on (check or plain
+# roll, median, exploding, expression, and the amounts of advantage, disadvantage, eased
+# and hindered). Names and labels are left out, since they change no die, so a session's
+# few checks repeat many times over and their odds, computed once, are reused.
+_Shape = tuple[
+    bool, bool, bool, str, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]
+]
+_IS_CHECK = {kind.value: kind in CHECK_KINDS for kind in RollKind}
 
 
-# A request that only lends its kind, median and exploding to spec_of.
-_TEMPLATE = ev.RollRequested(
-    **{f.name: None for f in fields(ev.RollRequested)}  # type: ignore[arg-type]
-)
+def _shape(request: ev.RollRequested, side: ev.CheckSide) -> _Shape:
+    check = _IS_CHECK.get(request.kind)
+    if check is None:
+        check = RollKind(request.kind) in CHECK_KINDS  # refuses an unknown kind, as spec_of
+    # Most sides have no modifiers at all: their empty tuples are taken as they are.
+    return (
+        check,
+        request.median,
+        request.exploding,
+        side.expression,
+        _amounts(side.advantage) if side.advantage else (),
+        _amounts(side.disadvantage) if side.disadvantage else (),
+        _amounts(side.eased) if side.eased else (),
+        _amounts(side.hindered) if side.hindered else (),
+    )
+
+
+def _amounts(amounts: tuple[ev.Amount, ...]) -> tuple[int, ...]:
+    return tuple([a.amount for a in amounts])
+
+
+def _modifiers(amounts: tuple[int, ...]) -> tuple[Modifier, ...]:
+    return tuple(Modifier(amount) for amount in amounts)
 
 
 @lru_cache(maxsize=4096)
-def _check_chance(key: _CheckKey, target: int, allowance: int) -> Fraction | None:
+def _spec(shape: _Shape) -> RollSpec:
+    # The spec of a canonical shape: as spec_of builds it, less the labels.
+    check, median, exploding, expression, advantage, disadvantage, eased, hindered = shape
+    return build_spec(
+        parse(expression),
+        check=check,
+        advantage=_modifiers(advantage),
+        disadvantage=_modifiers(disadvantage),
+        median=median,
+        eased=_modifiers(eased),
+        hindered=_modifiers(hindered),
+        exploding=exploding,
+    )
+
+
+Luck = tuple[int, int]  # expected and variance, in units of 1/SCALE
+
+
+def _luck(probability: Fraction) -> Luck:
+    return round(probability * SCALE), round(probability * (1 - probability) * SCALE)
+
+
+@lru_cache(maxsize=4096)
+def _check_luck(key: _Shape, target: int, allowance: int) -> Luck | None:
     # A roll too large for exact odds is counted but left out of luck (metric luck.unrated).
     try:
-        return success_probability(key.spec(key.side), target, allowance)
+        return _luck(success_probability(_spec(key), target, allowance))
     except RollError:
         return None
 
 
 @lru_cache(maxsize=4096)
-def _opposed_chances(
-    key: _CheckKey, opponent: ev.CheckSide, rerolls: int, opponent_rerolls: int
-) -> tuple[Fraction, Fraction] | None:
+def _opposed_luck(
+    key: _Shape, opponent: _Shape, rerolls: int, opponent_rerolls: int
+) -> tuple[Luck, Luck] | None:
     try:
-        odds = opposed_odds(key.spec(key.side), key.spec(opponent), rerolls, opponent_rerolls)
+        odds = opposed_odds(_spec(key), _spec(opponent), rerolls, opponent_rerolls)
     except RollError:
         return None
-    return odds.win, odds.lose
+    return _luck(odds.win), _luck(odds.lose)
 
 
-def _add_luck(metrics: Metrics, probability: Fraction | None, won: bool) -> None:
-    if probability is None:
-        metrics["luck.unrated"] += 1
+def _add_luck(metrics: Counts, luck: Luck | None, won: bool) -> None:
+    # Each key is new here: the roll's counts hold no luck yet.
+    if luck is None:
+        metrics["luck.unrated"] = 1
         return
-    metrics["luck.rated"] += 1
-    metrics["luck.observed"] += int(won)
-    metrics["luck.expected_e12"] += round(probability * SCALE)
-    metrics["luck.variance_e12"] += round(probability * (1 - probability) * SCALE)
+    metrics["luck.rated"] = 1
+    metrics["luck.observed"] = int(won)
+    metrics["luck.expected_e12"], metrics["luck.variance_e12"] = luck
 
 
-def _records(roll: Roll, side: int) -> list[tuple[int, ev.DieRecord]]:
-    # (round, die) of every die one side drew, rerolled ones included.
-    records: list[tuple[int, ev.DieRecord]] = []
+def _add_dice(metrics: Counts, roll: Roll, side: int) -> int:
+    # Every die one side drew, rerolled ones included, in the order drawn; return how
+    # many of its dice were rerolls (Roll.rerolls_of, counted on the way).
+    chains: dict[tuple[int, int | None], int] = {}
+    get = metrics.get
+    rerolls = 0
     for event in roll.dice:
         if event.side != side:
             continue
-        if isinstance(event, ev.DiceRolled):
-            records.extend((event.round, die) for die in event.dice)
-        else:
-            records.append((event.round, event.die))
-    return records
-
-
-def _add_dice(metrics: Metrics, records: list[tuple[int, ev.DieRecord]]) -> None:
-    chains: Counter[tuple[int, int | None]] = Counter()
-    for round_, die in records:
-        metrics[f"face.{die.sides}.{die.face}"] += 1
-        metrics[f"source.{die.source}"] += 1
-        if die.reason == "explosion":
-            metrics["explosions"] += 1
-            # An explosion's parent is the base die of its chain, and a chain is as long
-            # as its last step; die indexes restart in each round of an opposed check.
-            key = (round_, die.parent)
-            chains[key] = max(chains[key], die.step)
+        if isinstance(event, ev.DieRerolled):
+            rerolls += 1
+        dice = event.dice if isinstance(event, ev.DiceRolled) else (event.die,)
+        for die in dice:
+            face = f"face.{die.sides}.{die.face}"
+            metrics[face] = get(face, 0) + 1
+            source = f"source.{die.source}"
+            metrics[source] = get(source, 0) + 1
+            if die.reason == "explosion":
+                metrics["explosions"] = get("explosions", 0) + 1
+                # An explosion's parent is the base die of its chain, and a chain is as
+                # long as its last step; die indexes restart in each round of an opposed
+                # check.
+                key = (event.round, die.parent)
+                chains[key] = max(chains.get(key, 0), die.step)
     for length in chains.values():
-        metrics[f"chain.{length}"] += 1
+        chain = f"chain.{length}"
+        metrics[chain] = get(chain, 0) + 1
+    return rerolls
 
 
-def _add_rerolls(metrics: Metrics, roll: Roll, side: int) -> None:
+def _add_rerolls(metrics: Counts, roll: Roll, side: int, spent: int) -> None:
     """Count one side's rerolls and what they gained: in each round it rerolled in, its
     total after them minus its total before the first (an opposed check's side may reroll
     in several rounds, since what it leaves carries into a tied round)."""
-    spent = roll.rerolls_of(side)
     if not spent:
         return
     request = roll.request
     asked = request.side if side == 0 or request.opponent is None else request.opponent
-    spec = spec_of(request, asked)
-    metrics["rerolls.spent"] += spent
+    spec = _spec(_shape(request, asked))
+    metrics["rerolls.spent"] = spent
     for number in range(1, rounds_of(roll) + 1):
         events = side_events(roll, side, number)
         first = next((i for i, e in enumerate(events) if isinstance(e, ev.DieRerolled)), None)
         if first is not None:
             before = replay_events(spec, events[:first]).total
-            metrics["rerolls.gain"] += replay_events(spec, events).total - before
+            gain = replay_events(spec, events).total - before
+            metrics["rerolls.gain"] = metrics.get("rerolls.gain", 0) + gain

@@ -42,10 +42,20 @@ class Tally:
 
     def add(self, session_id: str, scoped: Scoped, sign: int) -> None:
         """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
+        counters = self.counters
+        get = counters.get  # a Counter's += calls __missing__ for every new key
+        shared = scoped.get(ALL) is scoped.get(PUBLIC)  # a roll everyone sees alike
         for scope, players in scoped.items():
+            if shared and scope == PUBLIC:
+                continue  # added with scope ALL, in the same pass
             for player, metrics in players.items():
                 for metric, amount in metrics.items():
-                    self.counters[(session_id, player, scope, metric)] += sign * amount
+                    change = sign * amount
+                    key = (session_id, player, scope, metric)
+                    counters[key] = get(key, 0) + change
+                    if shared:
+                        key = (session_id, player, PUBLIC, metric)
+                        counters[key] = get(key, 0) + change
 
     def nonzero(self) -> dict[Key, int]:
         """Return the counter changes that are not zero."""
@@ -68,46 +78,51 @@ class StatisticsFold:
 
     def apply(self, item: Logged, tally: Tally) -> None:
         """Fold one event into its session and record what it changes in ``tally``."""
-        session = self._session(item)
-        event, state = item.event, session.state
+        self.apply_event(item.stream_id, item.version, item.event, tally)
+
+    def apply_event(self, stream_id: str, version: int, event: ev.Event, tally: Tally) -> None:
+        """Fold the event recorded at ``version`` of a session (all the fold reads of it)."""
+        session = self._session(stream_id, version)
+        state = session.state
         if isinstance(event, ev.RollRequested):
             session.allowances[event.roll_id] = allowance_for(state, event)
         roll_id = ev.roll_id_of(event)
         roll = None if roll_id is None else state.rolls.get(roll_id)
         before = self._before(session, event, roll)
-        evolve(state, item.version, event)
+        evolve(state, version, event)
         match event:
-            case ev.PlayerJoined():
-                tally.members[(item.stream_id, event.name)] = event.role
-            case ev.RollDisputed():
-                self._count(tally, item.stream_id, event.by, "disputes.raised")
-            case ev.DisputeResolved():
-                assert roll is not None
-                raiser = roll.disputes[-1].by
-                self._count(tally, item.stream_id, raiser, f"disputes.{event.outcome}")
-            case ev.SessionEnded():
-                self._sessions.pop(item.stream_id, None)
+            # The most frequent events first: a match tries its cases in order.
             case (
-                ev.SessionStarted()
-                | ev.SeedCommitted()
-                | ev.SeedRevealed()
+                ev.DiceRolled()
                 | ev.RollRequested()
-                | ev.DiceRolled()
+                | ev.CheckResolved()
+                | ev.RollResolved()
                 | ev.DieExploded()
                 | ev.DieRerolled()
                 | ev.RollAccepted()
-                | ev.RollResolved()
-                | ev.CheckResolved()
                 | ev.OpposedCheckTied()
                 | ev.RollRevealed()
+                | ev.SessionStarted()
+                | ev.SeedCommitted()
+                | ev.SeedRevealed()
             ):
                 pass  # counted through the roll's contribution below, if at all
+            case ev.PlayerJoined():
+                tally.members[(stream_id, event.name)] = event.role
+            case ev.RollDisputed():
+                self._count(tally, stream_id, event.by, "disputes.raised")
+            case ev.DisputeResolved():
+                assert roll is not None
+                raiser = roll.disputes[-1].by
+                self._count(tally, stream_id, raiser, f"disputes.{event.outcome}")
+            case ev.SessionEnded():
+                self._sessions.pop(stream_id, None)
             case _:
                 assert_never(event)
         if before is not None:
             assert roll is not None
-            tally.add(item.stream_id, before, -1)
-            tally.add(item.stream_id, self._scoped(session, roll), 1)
+            tally.add(stream_id, before, -1)
+            tally.add(stream_id, self._scoped(session, roll), 1)
 
     def _before(self, session: _Session, event: ev.Event, roll: Roll | None) -> Scoped | None:
         # The roll's contribution before the event, for the events that can change it.
@@ -129,29 +144,31 @@ class StatisticsFold:
         if roll.voided:
             shown = {name: Counter({"excluded.voided": 1}) for name in players}
         else:
-            shown = roll_facts(session.state, roll, session.allowances.get(roll.roll_id, 0))
-        hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
-        return {ALL: shown, PUBLIC: hidden if roll.hidden else shown}
+            allowance = session.allowances.get(roll.roll_id, 0)
+            shown = roll_facts(session.state, roll, allowance, players)
+        if not roll.hidden:
+            return {ALL: shown, PUBLIC: shown}
+        return {ALL: shown, PUBLIC: {name: Counter({"excluded.hidden": 1}) for name in players}}
 
     @staticmethod
     def _count(tally: Tally, session_id: str, player: str, metric: str) -> None:
         for scope in SCOPES:
             tally.counters[(session_id, player, scope, metric)] += 1
 
-    def _session(self, item: Logged) -> _Session:
-        session = self._sessions.get(item.stream_id)
+    def _session(self, stream_id: str, version: int) -> _Session:
+        session = self._sessions.get(stream_id)
         if session is not None:
-            self._sessions.move_to_end(item.stream_id)
+            self._sessions.move_to_end(stream_id)
             return session
         session = _Session()
-        if item.version > 1:
+        if version > 1:
             if self._load_history is None:
                 raise CorruptLogError(
-                    f"statistics: {item.stream_id} v{item.version} arrived without its history"
+                    f"statistics: {stream_id} v{version} arrived without its history"
                 )
-            for earlier in self._load_history(item.stream_id, item.version - 1):
+            for earlier in self._load_history(stream_id, version - 1):
                 self._replay(session, earlier)
-        self._sessions[item.stream_id] = session
+        self._sessions[stream_id] = session
         if self._load_history is not None and len(self._sessions) > self._max_sessions:
             self._sessions.popitem(last=False)
         return session

@@ -14,13 +14,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from diceledger.domain.records import RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.projections.schema import projection_checkpoints
 from diceledger.infra.store.port import EventStore
@@ -28,6 +27,16 @@ from diceledger.infra.store.port import EventStore
 BATCH_SIZE = 5000
 Progress = Callable[[int], None]  # called with the number of events just folded
 Batch = TypeVar("Batch")
+
+
+class Positioned(Protocol):
+    """What a projection reads from the store: anything that carries its log position."""
+
+    @property
+    def position(self) -> int: ...
+
+
+Item = TypeVar("Item", bound=Positioned)
 
 
 class Overtaken(Exception):
@@ -104,7 +113,7 @@ def insert_for(connection: Connection) -> Callable[[sa.Table], Any]:
     return postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
 
 
-class CheckpointedProjection(ABC, Generic[Batch]):
+class CheckpointedProjection(ABC, Generic[Batch, Item]):
     """Fold the store's events into tables, batch by batch, from a checkpoint."""
 
     name: ClassVar[str]  # the checkpoint's row in projection_checkpoints
@@ -137,7 +146,7 @@ class CheckpointedProjection(ABC, Generic[Batch]):
         add = self._adder()
         batch, folded, last, count = self._new_batch(), 0, start, 0
         try:
-            for record in self._store.read_all(start):
+            for record in self._read(start):
                 add(record, batch)
                 last, count = record.position, count + 1
                 if count == self._batch_size:
@@ -168,7 +177,12 @@ class CheckpointedProjection(ABC, Generic[Batch]):
             self._write(connection, batch)
 
     @abstractmethod
-    def _adder(self) -> Callable[[RecordedEvent, Batch], None]:
+    def _read(self, after_position: int) -> Iterator[Item]:
+        """Return the store's events after a position, in the log's order, as the adder
+        takes them."""
+
+    @abstractmethod
+    def _adder(self) -> Callable[[Item, Batch], None]:
         """Return what adds one event to a batch, for one catch-up (it may keep state)."""
 
     @abstractmethod

@@ -30,12 +30,15 @@ from diceledger.infra.store.port import EventStore
 _READ_TYPES = frozenset(cls.__name__ for cls in READS)
 
 
-class SessionDirectory(CheckpointedProjection[DirectoryChanges]):
+class SessionDirectory(CheckpointedProjection[DirectoryChanges, RecordedEvent]):
     """Keep the session directory in step with the event store."""
 
     name = "sessions"
     lock_key = 0x6469_6365_6469_7273  # "dicedirs"
     tables = (session_directory_members, session_directory)
+
+    def _read(self, after_position: int) -> Iterator[RecordedEvent]:
+        return self._store.read_all(after_position)
 
     def _adder(self) -> Callable[[RecordedEvent, DirectoryChanges], None]:
         return _add

@@ -13,23 +13,39 @@ from sqlalchemy.engine import Connection
 
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.statistics import Key, StatisticsFold, Tally
-from diceledger.domain.records import RecordedEvent
+from diceledger.infra.codec import decode
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
 from diceledger.infra.projections.decoding import logged
 from diceledger.infra.projections.schema import stat_counters, stat_members
+from diceledger.infra.store.port import EventData
+
+_SQLITE_ADD_COUNTERS = (
+    "INSERT INTO stat_counters (session_id, player, scope, metric, value)"
+    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, player, scope, metric)"
+    " DO UPDATE SET value = stat_counters.value + excluded.value"
+)
 
 
-class StatisticsProjection(CheckpointedProjection[Tally]):
+class StatisticsProjection(CheckpointedProjection[Tally, EventData]):
     """Keep the statistics counters in step with the event store."""
 
     name = "statistics"
     lock_key = 0x6469_6365_7072_6F6A  # "diceproj"
     tables = (stat_counters, stat_members)
 
-    def _adder(self) -> Callable[[RecordedEvent, Tally], None]:
+    def _read(self, after_position: int) -> Iterator[EventData]:
+        # The fold reads each event's session, version and data: not its envelope.
+        return self._store.read_all_data(after_position)
+
+    def _adder(self) -> Callable[[EventData, Tally], None]:
         # One fold per catch-up: it keeps the state of the sessions it is working on.
         fold = StatisticsFold(load_history=self._history)
-        return lambda record, tally: fold.apply(logged(record), tally)
+
+        def add(item: EventData, tally: Tally) -> None:
+            event = decode(item.event_type, item.schema_version, item.data)
+            fold.apply_event(item.stream_id, item.stream_version, event, tally)
+
+        return add
 
     def _new_batch(self) -> Tally:
         return Tally()
@@ -47,6 +63,13 @@ class StatisticsProjection(CheckpointedProjection[Tally]):
     @staticmethod
     def _add_counters(connection: Connection, changes: dict[Key, int]) -> None:
         if not changes:
+            return
+        if connection.dialect.name == "sqlite":
+            # The same upsert as below, as plain SQL: SQLAlchemy's per-row parameter
+            # processing cost more than SQLite's work on a batch of counters.
+            connection.exec_driver_sql(
+                _SQLITE_ADD_COUNTERS, [(*key, amount) for key, amount in changes.items()]
+            )
             return
         rows = [
             {"session_id": s, "player": p, "scope": scope, "metric": m, "value": amount}

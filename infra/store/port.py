@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 from diceledger.domain.records import NewEvent, RecordedEvent
 
@@ -15,6 +16,21 @@ READ_BATCH_SIZE = 1000
 def utc_now() -> datetime:
     """Return the current time as an aware UTC datetime."""
     return datetime.now(UTC)
+
+
+class EventData(NamedTuple):
+    """An event as a fold of the whole log reads it: its place and its data, no envelope.
+
+    What ``read_all`` yields less the meta, the time and the chain link, which a fold of
+    events does not read (a rebuild reads a whole log of them).
+    """
+
+    position: int
+    stream_id: str
+    stream_version: int
+    event_type: str
+    schema_version: int
+    data: dict[str, Any]
 
 
 class EventStore(ABC):
@@ -47,6 +63,18 @@ class EventStore(ABC):
         (memory, SQLite); on PostgreSQL it is by writing transaction, then position
         (docs/storage.md, "Position order under concurrent writers").
         """
+
+    def read_all_data(self, after_position: int = 0) -> Iterator[EventData]:
+        """Yield what ``read_all`` yields, in the same order, as EventData."""
+        for record in self.read_all(after_position):
+            yield EventData(
+                record.position,
+                record.stream_id,
+                record.stream_version,
+                record.event_type,
+                record.schema_version,
+                record.data,
+            )
 
     @abstractmethod
     def head_position(self) -> int:
