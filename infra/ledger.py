@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -40,7 +41,6 @@ from diceledger.domain.merkle import (
     resolve,
     root_plan,
 )
-from diceledger.domain.receipt import Receipt, build_receipt
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.ledger_checks import (
@@ -57,6 +57,9 @@ from diceledger.infra.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
+
+if TYPE_CHECKING:  # receipts are built on request only, not by every append
+    from diceledger.domain.receipt import Receipt
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +260,8 @@ class CheckpointLedger:
 
     def receipt(self, stream_id: str, records: Iterable[RecordedEvent]) -> Receipt:
         """Return a receipt for recorded events against the session's latest checkpoint."""
+        from diceledger.domain.receipt import build_receipt
+
         signed = self.latest(stream_id)
         if signed is None:
             raise NotFoundError(f"session '{stream_id}' has no signed checkpoint yet")

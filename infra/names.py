@@ -12,17 +12,22 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from confusable_homoglyphs import confusables
-
 # The package's table keeps the direction marks around right-to-left glyphs it printed.
 _DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
 
 
+@functools.cache
+def _table() -> dict[str, list[dict[str, str]]]:
+    # Importing the package parses its whole JSON table, a large share of a command's
+    # start-up: only a command that compares names (a join) pays it, not every command.
+    from confusable_homoglyphs import confusables
+
+    table: dict[str, list[dict[str, str]]] = confusables.confusables_data
+    return table
+
+
 def _homoglyphs(text: str) -> list[str]:
-    return [
-        entry["c"].translate(_DIRECTION_MARKS)
-        for entry in confusables.confusables_data.get(text, ())
-    ]
+    return [entry["c"].translate(_DIRECTION_MARKS) for entry in _table().get(text, ())]
 
 
 @functools.cache

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, open_checkpoint
@@ -73,9 +72,9 @@ class SigningKey:
     @property
     def public_key(self) -> bytes:
         """Return the 32-byte public key."""
-        return self.private_key.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
+        # The *_raw methods spare every command the import of cryptography's serialization
+        # package (SSH, PKCS#12 and more), which nothing else here needs.
+        return self.private_key.public_key().public_bytes_raw()
 
     @property
     def verifier(self) -> VerifierKey:
@@ -94,11 +93,7 @@ class SigningKey:
 
     def to_text(self) -> str:
         """Return the key file's line (a secret)."""
-        seed = self.private_key.private_bytes(
-            serialization.Encoding.Raw,
-            serialization.PrivateFormat.Raw,
-            serialization.NoEncryption(),
-        )
+        seed = self.private_key.private_bytes_raw()
         encoded = encode_base64(bytes([ED25519]) + seed)
         return f"{KEY_PREFIX}{self.name}+{self.key_id.hex()}+{encoded}\n"
 

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-
-from sqlalchemy.engine import Engine
+from typing import TYPE_CHECKING
 
 from diceledger.domain.errors import (
     NotFoundError,
@@ -22,19 +21,10 @@ from diceledger.domain.errors import (
     ReadOnlyError,
     unknown_session,
 )
-from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
-from diceledger.domain.projections.logged import state_as_of, until
-from diceledger.domain.projections.luck import luck_steps
-from diceledger.domain.projections.report import Visible, player_reports
-from diceledger.domain.projections.summary import standing
-from diceledger.domain.projections.timeline import hidden_from, timeline
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import PlayerJoined, RollRequested
-from diceledger.domain.signed_note import VerifierKey
-from diceledger.domain.verification.report import Report
-from diceledger.infra.app.feed import SessionFeed
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
     DisputeResult,
@@ -54,11 +44,22 @@ from diceledger.infra.app.results import (
     StatisticsResult,
 )
 from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.projections.checkpoints import Status
-from diceledger.infra.projections.wiring import PersistedProjection
 from diceledger.infra.sessions import Appended, Outcome, SessionService, Vault
 from diceledger.infra.signing import Keyring
 from diceledger.infra.store.port import EventStore
+
+# What only some use cases need is imported in their methods: every CLI command is a new
+# process, and a roll should not pay at start-up for the odds, the projections or the feed.
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from diceledger.domain.export_proof import ExportProof
+    from diceledger.domain.projections.report import Visible
+    from diceledger.domain.signed_note import VerifierKey
+    from diceledger.domain.verification.report import Report
+    from diceledger.infra.app.feed import SessionFeed
+    from diceledger.infra.projections.checkpoints import Status
+    from diceledger.infra.projections.wiring import PersistedProjection
 
 # Called with how many events were just folded (a progress bar's advance).
 Progress = Callable[[int], None]
@@ -263,6 +264,9 @@ class Application:
 
     def replay(self, viewer: str, session_id: str, moment: Moment = WHOLE) -> ReplayResult:
         """Return the session's timeline as ``viewer`` may see it, up to ``moment``."""
+        from diceledger.domain.projections.logged import state_as_of, until
+        from diceledger.domain.projections.summary import standing
+        from diceledger.domain.projections.timeline import hidden_from, timeline
         from diceledger.infra.projections.decoding import logged_all
 
         items = list(logged_all(self._store.read_stream(session_id)))
@@ -276,12 +280,17 @@ class Application:
 
     def follow(self, viewer: str, session_id: str) -> SessionFeed:
         """Return ``viewer``'s live feed of a session: each read brings what was appended since."""
+        from diceledger.infra.app.feed import SessionFeed
+
         if self._store.current_version(session_id) == 0:
             raise unknown_session(session_id)
         return SessionFeed(self._store, session_id, viewer)
 
     def luck(self, viewer: str, session_id: str) -> LuckResult:
         """Return each player's rated checks in order, as ``viewer`` may see them."""
+        from diceledger.domain.projections.logged import state_as_of
+        from diceledger.domain.projections.luck import luck_steps
+        from diceledger.domain.projections.timeline import hidden_from
         from diceledger.infra.projections.decoding import logged_all
 
         items = list(logged_all(self._store.read_stream(session_id)))
@@ -311,6 +320,7 @@ class Application:
         progress: Progress | None = None,
     ) -> StatisticsResult:
         """Return per-player statistics in the scope ``viewer`` may see."""
+        from diceledger.domain.projections.report import player_reports
         from diceledger.infra.projections.queries import (
             folded_counters,
             has_session,

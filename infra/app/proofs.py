@@ -8,20 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from diceledger.domain.audit import Claim, LogAudit, audit_log
 from diceledger.domain.checkpoint import SignedCheckpoint
 from diceledger.domain.errors import NotFoundError, VerificationError, unknown_session
-from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
-from diceledger.domain.receipt import Receipt, build_receipt
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
-from diceledger.domain.trust import resolve_trust
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.signing import Keyring, ed25519_check
 from diceledger.infra.store.port import EventStore
+
+# Audits, exports and receipts import what they need when they run: every command that
+# appends checks its checkpoint here, and would pay for them at start-up otherwise.
+if TYPE_CHECKING:
+    from diceledger.domain.audit import Claim, LogAudit
+    from diceledger.domain.export_proof import ExportProof
+    from diceledger.domain.receipt import Receipt
 
 LATEST = "the store's latest checkpoint"
 
@@ -150,6 +154,8 @@ class Proofs:
         revealed) and the roller's joins (the client seed). A hidden blind roll has a
         receipt for a GM only.
         """
+        from diceledger.domain.receipt import build_receipt
+
         ledger, keyring = self._signing()
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
@@ -171,6 +177,9 @@ class Proofs:
         self, session_id: str, kept: Sequence[Claim], trusted: Sequence[VerifierKey] = ()
     ) -> LogAudit:
         """Check the stored log against its latest checkpoint and the ``kept`` ones."""
+        from diceledger.domain.audit import Claim, audit_log
+        from diceledger.domain.trust import resolve_trust
+
         leaves = [bytes.fromhex(r.hash) for r in self._store.read_stream(session_id)]
         if not leaves:
             raise unknown_session(session_id)
@@ -183,6 +192,8 @@ class Proofs:
 
     def export_proof(self, session_id: str, events: int) -> ExportProof | None:
         """Return the proof of an export of the session's first ``events`` events, if signed."""
+        from diceledger.domain.export_proof import ExportProof
+
         if self._ledger is None or self._keyring is None:
             return None
         signed = self._ledger.checkpoint_at(session_id, events)

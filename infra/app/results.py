@@ -9,18 +9,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, TypeAlias
 
 from diceledger.domain.dice.request import RerollScope
-from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
-from diceledger.domain.projections.directory import Entry
-from diceledger.domain.projections.luck import LuckStep
-from diceledger.domain.projections.report import PlayerReport
-from diceledger.domain.projections.timeline import Line
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.opposed import side_name, waiting_side
 from diceledger.domain.session.state import Epoch, Member, Roll, SessionState
 from diceledger.domain.session.views import rerolls_open, roll_view, session_view
+
+# Named in annotations only: importing them would load the projections and the odds engine
+# into every command that merely rolls.
+if TYPE_CHECKING:
+    from diceledger.domain.export_proof import ExportProof
+    from diceledger.domain.projections.directory import Entry
+    from diceledger.domain.projections.luck import LuckStep
+    from diceledger.domain.projections.report import PlayerReport
+    from diceledger.domain.projections.timeline import Line
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,4 +212,4 @@ class Moment:
         return self.until_position is not None or self.at is not None
 
 
-SessionDirectory = tuple[Entry, ...]
+SessionDirectory: TypeAlias = "tuple[Entry, ...]"

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from diceledger.infra.db import translate_errors, write_connection
@@ -110,7 +109,15 @@ def writing(engine: Engine, lock_key: int) -> Iterator[Connection]:
 
 def insert_for(connection: Connection) -> Callable[[sa.Table], Any]:
     """Return the dialect's INSERT, which both spell ``ON CONFLICT DO UPDATE/NOTHING``."""
-    return postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    # Imported here: the engine loads only its own dialect, and PostgreSQL's would cost
+    # every SQLite command a large share of its start-up.
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
 
 
 class CheckpointedProjection(ABC, Generic[Batch, Item]):

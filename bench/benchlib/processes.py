@@ -1,0 +1,57 @@
+"""Run commands as fresh processes the way a user's shell runs them, and time them."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import time
+from pathlib import Path
+
+
+def user_environment(folder: Path, url: str) -> dict[str, str]:
+    """Return an environment for commands on the store at ``url``, kept inside ``folder``.
+
+    Compiled bytecode is cached (in ``folder``), as it is for an installed package: a
+    caller's PYTHONDONTWRITEBYTECODE would otherwise make every diceledger process compile
+    its modules again, while the baseline's SQLAlchemy ships compiled in site-packages.
+    The user data directory (signing key, seed key, kept checkpoints) is in ``folder``
+    too, so a run never touches the real one. The first run of each command writes the
+    cache; time only after a warm-up round.
+    """
+    skipped = {"PYTHONDONTWRITEBYTECODE", "DICELEDGER_USER"}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in skipped and not name.startswith("DICELEDGER_")
+    }
+    return {
+        **env,
+        "PYTHONPYCACHEPREFIX": str(folder / "pycache"),
+        "XDG_DATA_HOME": str(folder / "data"),
+        "DICELEDGER_DB": url,
+        "NO_COLOR": "1",
+    }
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    """Run ``command`` to completion (it must succeed); return its wall time in seconds."""
+    return timed_with_cpu(command, env)[0]
+
+
+def timed_with_cpu(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run ``command`` to completion (it must succeed); return its wall and CPU seconds.
+
+    CPU is the child's user + system time: on a loaded machine it moves less than the wall
+    time, which also counts the waits for a core.
+    """
+    before = _children_cpu()
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    return wall, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
