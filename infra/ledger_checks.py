@@ -24,9 +24,17 @@ def stored_nodes(
     """Return the stored hashes of the ``wanted`` nodes; a missing one means tampering."""
     if not wanted:
         return {}
-    query = sa.select(merkle_nodes.c.level, merkle_nodes.c.node_index, merkle_nodes.c.hash).where(
-        merkle_nodes.c.stream_id == stream_id,
-        sa.tuple_(merkle_nodes.c.level, merkle_nodes.c.node_index).in_(sorted(wanted)),
+    node = merkle_nodes.c
+    # One whole primary key per node, ORed: SQLite looks each one up in the key, where a
+    # row-value IN (or the session ANDed outside the OR) scans every node of the session,
+    # O(n) a call on a long session.
+    query = sa.select(node.level, node.node_index, node.hash).where(
+        sa.or_(
+            *(
+                sa.and_(node.stream_id == stream_id, node.level == lv, node.node_index == ix)
+                for lv, ix in sorted(wanted)
+            )
+        )
     )
     found = {(row.level, row.node_index): bytes(row.hash) for row in connection.execute(query)}
     missing = wanted - set(found)
