@@ -38,7 +38,7 @@ MAX_ATTEMPTS = 12
 SEED_BYTES = 32
 # A command writes the session's snapshot once this many events were folded past the last
 # one: a fresh process then folds at most about this many events after reading it.
-SNAPSHOT_EVERY = 200
+SNAPSHOT_EVERY = 100
 
 # Told after every successful append: the session and its version now (live streams).
 Appended = Callable[[str, int], None]
