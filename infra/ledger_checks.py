@@ -25,18 +25,20 @@ def stored_nodes(
     if not wanted:
         return {}
     node = merkle_nodes.c
-    # One whole primary key per node, ORed: SQLite looks each one up in the key, where a
-    # row-value IN (or the session ANDed outside the OR) scans every node of the session,
-    # O(n) a call on a long session.
+    # Levels IN (...) AND indexes IN (...): a few primary-key seeks (their cross product,
+    # filtered here) from one statement whose compiled form is cached. A row-value IN of
+    # (level, node_index) pairs made SQLite scan every node of the session instead.
     query = sa.select(node.level, node.node_index, node.hash).where(
-        sa.or_(
-            *(
-                sa.and_(node.stream_id == stream_id, node.level == lv, node.node_index == ix)
-                for lv, ix in sorted(wanted)
-            )
-        )
+        node.stream_id == stream_id,
+        node.level.in_(sorted({level for level, _ in wanted})),
+        node.node_index.in_(sorted({index for _, index in wanted})),
     )
-    found = {(row.level, row.node_index): bytes(row.hash) for row in connection.execute(query)}
+    rows = connection.execute(query)
+    found = {
+        (row.level, row.node_index): bytes(row.hash)
+        for row in rows
+        if (row.level, row.node_index) in wanted
+    }
     missing = wanted - set(found)
     if missing:
         raise LogTamperedError(
