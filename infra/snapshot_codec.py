@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.errors import CorruptLogError
@@ -118,8 +118,8 @@ def decode_state(text: str) -> SessionState:
             raise SnapshotUnreadableError("the snapshot is of another format or fold version")
         if header.get("events") != event_shapes():
             raise SnapshotUnreadableError("the snapshot was written under other event shapes")
-        roll_ids = [_int(key) for key in _list(header["rolls"])]
-        action_ids = [_str(key) for key in _list(header["actions"])]
+        roll_ids = _all_of(int, _list(header["rolls"]))
+        action_ids = _all_of(str, _list(header["actions"]))
         if len(lines) != 1 + len(roll_ids) + len(action_ids):
             raise SnapshotUnreadableError("the snapshot's lines do not match its header")
         until = _optional(header["disputes_until"], _str)
@@ -325,6 +325,13 @@ def _list(value: object) -> Sequence[Any]:
     if not isinstance(value, list):
         raise TypeError(f"expected a list, got {type(value).__name__}")
     return value
+
+
+def _all_of(kind: type[T], values: Sequence[object]) -> list[T]:
+    # Thousands of keys: their types are collected at C speed, not checked one by one.
+    if not set(map(type, values)) <= {kind}:
+        raise TypeError(f"expected a list of {kind.__name__}")
+    return cast(list[T], values)
 
 
 def _int(value: object) -> int:
