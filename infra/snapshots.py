@@ -37,6 +37,7 @@ class SnapshotStore:
     def __init__(self, engine: Engine, clock: Clock = utc_now) -> None:
         self._engine = engine
         self._clock = clock
+        self._writable: bool | None = None  # asked once, before the first encoding
 
     def load(self, stream_id: str) -> SessionState | None:
         """Return the session's snapshot state if it checks against the log, else None."""
@@ -76,6 +77,8 @@ class SnapshotStore:
         if state.session_id is None or state.version != head.version:
             return False
         try:
+            if not self._may_write():
+                return False
             row = {
                 "stream_id": state.session_id,
                 "fold_version": FOLD_VERSION,
@@ -99,3 +102,21 @@ class SnapshotStore:
             log.info("session snapshot of %s not written: %s", state.session_id, error)
             return False
         return True
+
+    def _may_write(self) -> bool:
+        """Tell whether this role may write snapshots, so a missing grant costs no encoding.
+
+        A fresh process without a usable snapshot would otherwise encode a long session's
+        whole state after every command, only to have the write refused.
+        """
+        if self._writable is None:
+            if self._engine.dialect.name != "postgresql":
+                self._writable = True
+            else:
+                query = sa.text(
+                    "SELECT has_table_privilege('session_snapshots', 'INSERT')"
+                    " AND has_table_privilege('session_snapshots', 'UPDATE')"
+                )
+                with self._engine.connect() as connection:
+                    self._writable = bool(connection.scalar(query))
+        return self._writable
