@@ -101,6 +101,7 @@ def _application(
     from diceledger.infra.db import safe_url
     from diceledger.infra.ledger import CheckpointLedger
     from diceledger.infra.signing import DEFAULT_SERVER_NAME, open_keyring
+    from diceledger.infra.snapshots import SnapshotStore
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 
@@ -108,5 +109,13 @@ def _application(
     ledger = CheckpointLedger(engine, keyring)
     store, vault = SqlEventStore(engine), SeedVault(engine)
     return Application(
-        store, vault, safe_url(url), engine, url, on_appended, ledger=ledger, keyring=keyring
+        store,
+        vault,
+        safe_url(url),
+        engine,
+        url,
+        on_appended,
+        ledger=ledger,
+        keyring=keyring,
+        snapshots=SnapshotStore(engine),
     )

@@ -24,11 +24,21 @@ def stored_nodes(
     """Return the stored hashes of the ``wanted`` nodes; a missing one means tampering."""
     if not wanted:
         return {}
-    query = sa.select(merkle_nodes.c.level, merkle_nodes.c.node_index, merkle_nodes.c.hash).where(
-        merkle_nodes.c.stream_id == stream_id,
-        sa.tuple_(merkle_nodes.c.level, merkle_nodes.c.node_index).in_(sorted(wanted)),
+    node = merkle_nodes.c
+    # Levels IN (...) AND indexes IN (...): a few primary-key seeks (their cross product,
+    # filtered here) from one statement whose compiled form is cached. A row-value IN of
+    # (level, node_index) pairs made SQLite scan every node of the session instead.
+    query = sa.select(node.level, node.node_index, node.hash).where(
+        node.stream_id == stream_id,
+        node.level.in_(sorted({level for level, _ in wanted})),
+        node.node_index.in_(sorted({index for _, index in wanted})),
     )
-    found = {(row.level, row.node_index): bytes(row.hash) for row in connection.execute(query)}
+    rows = connection.execute(query)
+    found = {
+        (row.level, row.node_index): bytes(row.hash)
+        for row in rows
+        if (row.level, row.node_index) in wanted
+    }
     missing = wanted - set(found)
     if missing:
         raise LogTamperedError(

@@ -6,6 +6,7 @@ import diceledger.infra.access.schema  # noqa: F401 - registers the access table
 import diceledger.infra.discord.schema  # noqa: F401 - registers the Discord bindings
 import diceledger.infra.ledger_schema  # noqa: F401 - registers the checkpoint ledger's tables
 import diceledger.infra.projections.schema  # noqa: F401 - registers the projection tables
+import diceledger.infra.snapshot_schema  # noqa: F401 - registers the session snapshots
 from diceledger.infra.store.schema import metadata
 
 __all__ = ["metadata"]

@@ -31,10 +31,14 @@ from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import normalize_name
 from diceledger.infra.codec import from_record, new_event
 from diceledger.infra.names import looks_alike
+from diceledger.infra.snapshot_codec import Head, SnapshotUnreadableError
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
+# A command writes the session's snapshot once this many events were folded past the last
+# one: a fresh process then folds at most about this many events after reading it.
+SNAPSHOT_EVERY = 100
 
 # Told after every successful append: the session and its version now (live streams).
 Appended = Callable[[str, int], None]
@@ -54,6 +58,14 @@ class Ledger(Protocol):
         new_events: Sequence[NewEvent],
         expected_version: int,
     ) -> tuple[list[RecordedEvent], SignedCheckpoint]: ...
+
+
+class Snapshots(Protocol):
+    """Where session states are kept between processes (``infra.snapshots``): a cache."""
+
+    def load(self, stream_id: str) -> SessionState | None: ...
+
+    def save(self, state: SessionState, head: Head) -> bool: ...
 
 
 class Vault(Protocol):
@@ -101,8 +113,13 @@ class SessionService:
         clock: Clock = utc_now,
         on_appended: Appended = _unheard,
         ledger: Ledger | None = None,
+        snapshots: Snapshots | None = None,
     ) -> None:
-        """Run commands on ``store``; with a ``ledger``, every append is signed as it lands."""
+        """Run commands on ``store``; with a ``ledger``, every append is signed as it lands.
+
+        With ``snapshots``, a session not loaded before starts from its persisted snapshot
+        (checked against the log) and commands keep the snapshot near the stream's head.
+        """
         self.store = store
         self.vault = vault
         self._on_appended = on_appended
@@ -111,6 +128,9 @@ class SessionService:
         self._new_suffix = new_suffix
         self._clock = clock
         self._states: dict[str, SessionState] = {}
+        self._snapshots = snapshots
+        self._snapshot_at: dict[str, int] = {}  # the version of each session's snapshot
+        self._replay_only: set[str] = set()  # sessions whose snapshot proved unreadable
         self._seeds: dict[tuple[str, str], bytes] = {}
         # The HMAC key of each seed, made once: every roll under the seed starts from it.
         self._keys: dict[tuple[str, str], SeedKey] = {}
@@ -140,13 +160,35 @@ class SessionService:
         appended since (by anyone), so a long-lived service does not replay from scratch.
         """
         with self.locked(session_id):
-            state = self._states.get(session_id) or SessionState()
-            for record in self.store.read_stream(session_id, state.version + 1):
-                evolve(state, record.stream_version, from_record(record))
+            try:
+                state = self._caught_up(session_id)
+            except SnapshotUnreadableError:
+                self._distrust(session_id)
+                state = self._caught_up(session_id)
             if not state.started:
                 raise unknown_session(session_id)
             self._states[session_id] = state
             return state
+
+    def _caught_up(self, session_id: str) -> SessionState:
+        state = self._states.get(session_id) or self._restored(session_id) or SessionState()
+        for record in self.store.read_stream(session_id, state.version + 1):
+            evolve(state, record.stream_version, from_record(record))
+        return state
+
+    def _distrust(self, session_id: str) -> None:
+        """Forget a state restored from an unreadable snapshot; replay the session instead."""
+        self._states.pop(session_id, None)
+        self._replay_only.add(session_id)
+
+    def _restored(self, session_id: str) -> SessionState | None:
+        """Return the session's persisted snapshot state, if it checks against the log."""
+        if self._snapshots is None or session_id in self._replay_only:
+            return None
+        state = self._snapshots.load(session_id)
+        if state is not None:
+            self._snapshot_at[session_id] = state.version
+        return state
 
     def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
         """Start a session with a fresh id and a committed first seed.
@@ -194,13 +236,36 @@ class SessionService:
             try:
                 with self.locked(session_id):
                     state = self.load(session_id)
-                    return self._run(session_id, actor, command, state, correlation, before_append)
+                    outcome = self._run(
+                        session_id, actor, command, state, correlation, before_append
+                    )
+                    self._keep_snapshot(outcome)
+                    return outcome
+            except SnapshotUnreadableError:
+                # A roll restored from the snapshot did not decode while deciding (nothing
+                # was appended): replay this session from the log, and decide again.
+                self._distrust(session_id)
             except ConcurrencyError:
                 # Another process appended first: the next load catches the state up.
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
         raise ConcurrencyError(
             f"session '{session_id}' is busy: {MAX_ATTEMPTS} attempts lost to other writers"
         )
+
+    def _keep_snapshot(self, outcome: Outcome) -> None:
+        """Write the session's snapshot when enough events were folded past the last one."""
+        session_id, state = outcome.session_id, outcome.state
+        if self._snapshots is None or not outcome.appended or session_id in self._replay_only:
+            return
+        if state.version - self._snapshot_at.get(session_id, 0) < SNAPSHOT_EVERY:
+            return
+        head = outcome.appended[-1][0]
+        if head.stream_version != state.version:
+            return
+        # Best effort, after the append committed: a snapshot not written costs only time,
+        # and is tried again only after as many events more (no grant: no retry each time).
+        self._snapshots.save(state, Head(head.stream_version, head.hash))
+        self._snapshot_at[session_id] = state.version
 
     def _run(
         self,
@@ -233,8 +298,13 @@ class SessionService:
                 self.store, session_id, envelopes, state.version
             )
         appended = list(zip(recorded, events, strict=True))
-        for record, event in appended:
-            evolve(state, record.stream_version, event)
+        try:
+            for record, event in appended:
+                evolve(state, record.stream_version, event)
+        except SnapshotUnreadableError:
+            # The append stands; only the state restored from a snapshot failed to follow.
+            self._distrust(session_id)
+            state = self.load(session_id)
         if recorded:
             self._on_appended(session_id, recorded[-1].stream_version)
         return Outcome(session_id, appended, state, signed)

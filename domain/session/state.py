@@ -18,6 +18,11 @@ from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import events as ev
 
+# The version of the fold below. Bump it whenever ``evolve`` (or a record it builds)
+# changes what a state holds: persisted snapshots of another fold version are ignored and
+# rebuilt from the log (docs/storage.md, "Session snapshots").
+FOLD_VERSION = 1
+
 GM = "gm"
 PLAYER = "player"
 AWAITING = "awaiting_rerolls"

@@ -44,7 +44,7 @@ from diceledger.infra.app.results import (
     StatisticsResult,
 )
 from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.sessions import Appended, Outcome, SessionService, Vault
+from diceledger.infra.sessions import Appended, Outcome, SessionService, Snapshots, Vault
 from diceledger.infra.signing import Keyring
 from diceledger.infra.store.port import EventStore
 
@@ -87,13 +87,15 @@ class Application:
         on_appended: Appended | None = None,
         ledger: CheckpointLedger | None = None,
         keyring: Keyring | None = None,
+        snapshots: Snapshots | None = None,
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
         ``url`` is safe to show (no password); ``full_url`` is what other processes of the
         same server connect with. ``on_appended`` is told of every append (live streams).
         With a ``ledger`` (and the ``keyring`` it signs with), every append is signed and
-        every command's result carries its checkpoint.
+        every command's result carries its checkpoint. With ``snapshots``, sessions start
+        from their persisted snapshot (checked against the log) instead of a full replay.
         """
         self._store = store
         self._url = url
@@ -101,9 +103,11 @@ class Application:
         self._engine = engine
         self._ledger = ledger
         self._sessions = (
-            SessionService(store, vault, ledger=ledger)
+            SessionService(store, vault, ledger=ledger, snapshots=snapshots)
             if on_appended is None
-            else SessionService(store, vault, on_appended=on_appended, ledger=ledger)
+            else SessionService(
+                store, vault, on_appended=on_appended, ledger=ledger, snapshots=snapshots
+            )
         )
         self.proofs = Proofs(store, self._sessions, ledger, keyring)
 

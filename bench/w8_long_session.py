@@ -1,0 +1,244 @@
+"""W8: a `check` command on a 20,000-event session against the same command on a new one.
+
+One SQLite store wired as `bootstrap` wires it (signed appends, seed vault, snapshots),
+holding a new session (a GM and a player) and a long one (the same, then checks up to
+LONG_EVENTS events, built once and untimed, in signed batches). The command is
+`RequestRoll(kind=check, 1d20+5, advantage 1, target 15)` by the player, as in W3 (c).
+Measured, in interleaved rounds, each on the new session and on the long one:
+
+- cold: a fresh Application per command, as a CLI process builds it (engine, schema
+  check, keyring), then the command; "snapshots off" builds it without snapshots, which
+  is how every command ran before them (it replays the whole session);
+- warm: one long-lived Application (a server worker) that has loaded both sessions;
+- cli: `diceledger check` as a fresh process (and, off, the same CLI with snapshots
+  disabled in the process), unless --no-cli.
+
+A snapshot is written after a command once 100 events were folded past the last one, so
+the long session's tail after its snapshot varies between 0 and 100 events across rounds
+(the build leaves it at a snapshot). Ratios are long / new, medians of per-round ratios.
+
+Run: .venv/bin/python bench/w8_long_session.py [--quick] [--rounds N] [--profile] [--no-cli]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchlib.machine import describe
+from benchlib.options import emit, parse_options, progress
+from benchlib.profiling import print_profile
+from benchlib.stats import median, median_ratio
+
+from diceledger.domain import __version__
+from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.events import Amount
+from diceledger.domain.session.state import evolve
+from diceledger.infra.app.application import Application
+from diceledger.infra.bootstrap import bootstrap
+from diceledger.infra.codec import new_event
+from diceledger.infra.db import make_engine, open_engine
+from diceledger.infra.ledger import CheckpointLedger
+from diceledger.infra.sessions import SessionService
+from diceledger.infra.signing import open_keyring
+from diceledger.infra.snapshots import SnapshotStore
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import SeedVault
+
+LONG_EVENTS = 20_000
+TARGET = 1.2
+SEED = b"w8" * 16
+CHECK = cmd.RequestRoll(
+    kind="check", expression="1d20+5", advantage=(Amount(1),), target=Target(15)
+)
+CLI_ARGS = ["--as", "player", "check", "{session}", "1d20+5", "--target", "15", "--adv", "1"]
+# The CLI with snapshots disabled in its process: what every command did before them.
+CLI_OFF = (
+    "import sys; from diceledger.infra.snapshots import SnapshotStore as S; "
+    "S.load = lambda self, stream_id: None; S.save = lambda self, state, head: False; "
+    "from diceledger.cli.main import main; sys.argv[0] = 'diceledger'; main()"
+)
+
+
+def build(url: str, events: int, rounds: int) -> tuple[list[str], str]:
+    """Make a new session per round and one of ``events`` events; return their ids."""
+    engine = open_engine(url)
+    store, vault = SqlEventStore(engine), SeedVault(engine)
+    ledger = CheckpointLedger(engine, open_keyring())
+    ids = iter(range(rounds + 1))
+    service = SessionService(
+        store, vault, new_seed=lambda: SEED, new_suffix=lambda: f"{next(ids):03d}", ledger=ledger
+    )
+    news = [service.start("new", "gm").session_id for _ in range(rounds)]
+    long = service.start("long", "gm").session_id
+    for session in (*news, long):
+        service.execute(session, "player", cmd.JoinSession("player"))
+    state = service.load(long)
+
+    def dice(nonce: int, client_seed: str, salt: str) -> DiceSource:
+        return SeededSource(SEED, long, nonce, client_seed, salt)
+
+    # Decided command by command as the service would, appended and signed 1,000 at a
+    # time: the same log, without 5,000 separate transactions.
+    while state.version < events:
+        batch, expected = [], state.version
+        while len(batch) < 1_000 and state.version < events:
+            decided = decide(state, CHECK, Context("player", dice))
+            meta = {"actor": "player", "correlation_id": str(uuid.uuid4())}
+            meta["client_version"] = __version__
+            for event in decided:
+                evolve(state, state.version + 1, event)
+                batch.append(new_event(event, str(uuid.uuid4()), meta))
+        ledger.append_signed(store, long, batch, expected)
+        progress(f"w8: long session at {state.version} events")
+    engine.dispose()
+    # One command writes the long session's first snapshot (a full replay and encode).
+    app = bootstrap(url)
+    app.request_roll("player", long, CHECK)
+    app.close()
+    return news, long
+
+
+def fresh_app(url: str, snapshots: bool) -> Application:
+    """Wire the application as bootstrap does; without snapshots, as before them."""
+    if snapshots:
+        return bootstrap(url)
+    engine = make_engine(url)
+    keyring = open_keyring()
+    return Application(
+        SqlEventStore(engine),
+        SeedVault(engine),
+        url,
+        engine,
+        ledger=CheckpointLedger(engine, keyring),
+        keyring=keyring,
+    )
+
+
+def cold(url: str, session: str, snapshots: bool) -> float:
+    started = time.perf_counter()
+    app = fresh_app(url, snapshots)
+    app.request_roll("player", session, CHECK)
+    seconds = time.perf_counter() - started
+    app.close()
+    return seconds
+
+
+def timed(run: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def cli(argv: list[str], session: str, env: dict[str, str]) -> float:
+    command = [*argv, *(arg.format(session=session) for arg in CLI_ARGS)]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def summary(new: list[float], long: list[float]) -> dict[str, Any]:
+    ratio = median_ratio(long, new)
+    return {
+        "new_ms": round(median(new) * 1000, 2),
+        "long_ms": round(median(long) * 1000, 2),
+        "long_vs_new": ratio,
+        "met": ratio <= TARGET,
+    }
+
+
+def main() -> None:
+    options = parse_options(__doc__.splitlines()[0], _add_options)
+    machine = describe()
+    rounds = options.rounds or (5 if options.quick else 15)
+    events = 2_000 if options.quick else LONG_EVENTS
+    folder = Path(tempfile.mkdtemp(prefix="diceledger-w8-"))
+    os.environ["DICELEDGER_SIGNING_KEY"] = str(folder / "signing.key")
+    os.environ["DICELEDGER_SEED_KEY"] = str(folder / "seed.key")
+    url = f"sqlite:///{folder / 'w8.sqlite'}"
+    try:
+        progress(f"w8: building a new session and one of {events} events")
+        news, long = build(url, events, rounds + 1)
+        times: dict[str, list[float]] = {}
+
+        def record(name: str, seconds: float) -> None:
+            times.setdefault(name, []).append(seconds)
+
+        warm = bootstrap(url)
+        for session in (news[-1], long):  # the server has seen both sessions
+            warm.request_roll("player", session, CHECK)
+        env = {**os.environ, "DICELEDGER_DB": url, "NO_COLOR": "1"}
+        env["XDG_DATA_HOME"] = str(folder / "data")  # checkpoints the CLI keeps
+        ours = [str(Path(sys.executable).parent / "diceledger")]
+        off = [sys.executable, "-c", CLI_OFF]
+        for number in range(rounds):
+            progress(f"w8: round {number + 1}/{rounds}")
+            # A new session each round, so that it stays new (a dozen events at most).
+            for label, session in (("new", news[number]), ("long", long)):
+                record(f"cold_{label}", cold(url, session, True))
+                record(f"cold_off_{label}", cold(url, session, False))
+                warm_session = news[-1] if label == "new" else long
+                record(
+                    f"warm_{label}",
+                    timed(lambda s=warm_session: warm.request_roll("player", s, CHECK)),
+                )
+                if not options.no_cli:
+                    record(f"cli_{label}", cli(ours, session, env))
+                    record(f"cli_off_{label}", cli(off, session, env))
+        warm.close()
+        if options.profile:
+            print_profile("w8 cold check on the long session", lambda: cold(url, long, True))
+            print_profile("w8 cold check, snapshots off", lambda: cold(url, long, False))
+        figures = {
+            name: summary(times[f"{name}_new"], times[f"{name}_long"])
+            for name in ("cold", "cold_off", "warm", "cli", "cli_off")
+            if f"{name}_new" in times
+        }
+        engine = make_engine(url)
+        store = SqlEventStore(engine)
+        long_events = store.current_version(long)
+        snapshot = SnapshotStore(engine).load(long)
+        engine.dispose()
+        emit(
+            "w8_long_session",
+            options.quick,
+            machine=machine,
+            rounds=rounds,
+            events_in_session={"new_at_end": store_version(url, news[0]), "long": long_events},
+            snapshot_at_end=None if snapshot is None else snapshot.version,
+            target_long_vs_new=TARGET,
+            **figures,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def store_version(url: str, session: str) -> int:
+    engine = make_engine(url)
+    try:
+        return SqlEventStore(engine).current_version(session)
+    finally:
+        engine.dispose()
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cli", action="store_true", help="skip the fresh-process CLI measurements"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""Persisted session snapshots: a long session read back equals its replay, and the log wins.
+
+A snapshot is a cache of ``replay(log)``: the state a fresh service builds from it (plus
+the events after it) must be exactly the replayed state, and a snapshot that does not
+match the log's head, comes from another fold, or does not decode is ignored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy.engine import Engine
+
+from diceledger.domain.dice.request import Target
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Amount
+from diceledger.domain.session.state import FOLD_VERSION, SessionState, evolve, replay
+from diceledger.infra import sessions as sessions_module
+from diceledger.infra.codec import from_record
+from diceledger.infra.db import make_engine
+from diceledger.infra.snapshot_codec import decode_state, encode
+from diceledger.infra.snapshot_schema import session_snapshots
+from diceledger.infra.snapshots import SnapshotStore
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.store.port import EventStore
+from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.verifying import verify_session
+from tests.infra.played_tables import Table
+
+EVERY = 12  # snapshot every this many events in these tests, so short sessions get one
+CHECK = cmd.RequestRoll("check", "1d20+5", advantage=(Amount(1),), target=Target(15))
+
+
+def replayed(store: EventStore, session_id: str) -> SessionState:
+    return replay((r.stream_version, from_record(r)) for r in store.read_stream(session_id))
+
+
+def played(seed: int, commands: int) -> tuple[InMemoryEventStore, str]:
+    store = InMemoryEventStore()
+    table = Table(store, f"snap-{seed}", random.Random(seed))
+    for _ in range(commands):
+        table.play()
+    return store, table.session_id
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), commands=st.integers(0, 60), cut=st.floats(0, 1))
+def test_a_snapshot_and_the_events_after_it_fold_to_the_replayed_state(
+    seed: int, commands: int, cut: float
+) -> None:
+    store, session_id = played(seed, commands)
+    records = list(store.read_stream(session_id))
+    at = int(cut * len(records))
+    text = encode(replay((r.stream_version, from_record(r)) for r in records[:at]))
+    restored = decode_state(text)
+    assert encode(restored) == text  # rolls not read yet are written back as they were
+    for record in records[at:]:
+        evolve(restored, record.stream_version, from_record(record))
+    whole = replayed(store, session_id)
+    assert restored == whole
+    assert list(restored.rolls) == list(whole.rolls)  # the same rolls, in the same order
+    assert encode(restored) == encode(whole)
+
+
+@pytest.fixture
+def engine(sql_url: str) -> Iterator[Engine]:
+    built = make_engine(sql_url)
+    yield built
+    built.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _snapshot_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", EVERY)
+
+
+class Processes:
+    """Session services on one database, each as a fresh process would build it."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine, self.vault = engine, InMemorySeedVault()
+        self.store = SqlEventStore(engine)
+
+    def fresh(self) -> sessions_module.SessionService:
+        store = SqlEventStore(self.engine)
+        return sessions_module.SessionService(
+            store, self.vault, snapshots=SnapshotStore(self.engine)
+        )
+
+    def long_session(self, checks: int = 20) -> str:
+        service = self.fresh()
+        session_id = service.start("long", "gm").session_id
+        service.execute(session_id, "ann", cmd.JoinSession("ann"))
+        for _ in range(checks):
+            service.execute(session_id, "ann", CHECK)
+        return session_id
+
+    def row(self, session_id: str) -> sa.Row[tuple[int, int, str, str]] | None:
+        snap = session_snapshots.c
+        query = sa.select(snap.fold_version, snap.stream_version, snap.event_hash, snap.state)
+        with self.engine.connect() as connection:
+            return connection.execute(query.where(snap.stream_id == session_id)).first()
+
+    def change(self, session_id: str, **values: object) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(
+                session_snapshots.update()
+                .where(session_snapshots.c.stream_id == session_id)
+                .values(**values)
+            )
+
+
+@pytest.fixture
+def processes(engine: Engine) -> Processes:
+    return Processes(engine)
+
+
+def test_commands_keep_a_snapshot_that_names_an_event_of_the_log(processes: Processes) -> None:
+    session_id = processes.long_session()
+    row = processes.row(session_id)
+    assert row is not None
+    records = {r.stream_version: r for r in processes.store.read_stream(session_id)}
+    assert len(records) - row.stream_version < EVERY
+    assert row.event_hash == records[row.stream_version].hash
+
+
+def test_a_fresh_service_starts_from_the_snapshot_and_reaches_the_replayed_state(
+    processes: Processes,
+) -> None:
+    session_id = processes.long_session()
+    restored = SnapshotStore(processes.engine).load(session_id)
+    assert restored is not None and restored.version > 0
+    service = processes.fresh()
+    assert service.load(session_id) == replayed(processes.store, session_id)
+    outcome = service.execute(session_id, "ann", CHECK)  # and plays on from it
+    assert outcome.state == replayed(processes.store, session_id)
+
+
+def test_a_snapshot_whose_head_the_log_does_not_hold_is_ignored(processes: Processes) -> None:
+    session_id = processes.long_session()
+    row = processes.row(session_id)
+    assert row is not None
+    # An edited row: the state of an empty session, claiming the log's real head version.
+    processes.change(session_id, event_hash="0" * 64)
+    assert SnapshotStore(processes.engine).load(session_id) is None
+    processes.change(
+        session_id, event_hash=row.event_hash, stream_version=row.stream_version + 1000
+    )
+    assert SnapshotStore(processes.engine).load(session_id) is None
+    assert processes.fresh().load(session_id) == replayed(processes.store, session_id)
+
+
+def test_a_snapshot_of_another_fold_version_is_ignored_then_rewritten(
+    processes: Processes,
+) -> None:
+    session_id = processes.long_session()
+    processes.change(session_id, fold_version=0)
+    assert SnapshotStore(processes.engine).load(session_id) is None
+    service = processes.fresh()
+    for _ in range(EVERY):
+        service.execute(session_id, "ann", CHECK)
+    row = processes.row(session_id)
+    assert row is not None and row.fold_version == FOLD_VERSION
+    assert SnapshotStore(processes.engine).load(session_id) is not None
+
+
+def test_a_snapshot_that_does_not_decode_never_fails_a_command(processes: Processes) -> None:
+    session_id = processes.long_session()
+    row = processes.row(session_id)
+    assert row is not None
+    header, first_roll, *rest = row.state.split("\n")
+    # The head matches, the header reads, but a roll is garbage: found only when read.
+    processes.change(session_id, state="\n".join([header, '{"not": "a roll"}', *rest]))
+    service = processes.fresh()
+    outcome = service.execute(session_id, "ann", cmd.OpenDispute(1, "odd"))  # reads roll 1
+    assert outcome.state == replayed(processes.store, session_id)
+    processes.change(session_id, state="not json at all")
+    assert processes.fresh().load(session_id) == replayed(processes.store, session_id)
+
+
+def test_commands_go_on_when_snapshots_cannot_be_written_or_read(processes: Processes) -> None:
+    session_id = processes.long_session(checks=2)
+    with processes.engine.begin() as connection:
+        connection.execute(sa.text("DROP TABLE session_snapshots"))
+    service = processes.fresh()
+    for _ in range(EVERY):
+        service.execute(session_id, "ann", CHECK)
+    assert processes.fresh().load(session_id) == replayed(processes.store, session_id)
+
+
+def test_verify_reads_the_log_never_the_snapshot(processes: Processes) -> None:
+    session_id = processes.long_session()
+    row = processes.row(session_id)
+    assert row is not None
+    # A snapshot whose head matches is trusted by commands: a forged roll in it shows
+    # there, but verification replays the log and is not fooled.
+    forged = row.state.replace('"face":', '"face":1', 1)
+    processes.change(session_id, state=forged)
+    assert verify_session(processes.store, session_id).ok
