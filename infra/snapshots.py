@@ -17,7 +17,6 @@ import logging
 
 import sqlalchemy as sa
 from sqlalchemy import exc
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.errors import DiceledgerError
@@ -88,16 +87,7 @@ class SnapshotStore:
                 "written_at": self._clock(),
             }
             with write_connection(self._engine) as connection, connection.begin():
-                dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-                insert = dialect.insert(session_snapshots)
-                columns = ("fold_version", "stream_version", "event_hash", "state", "written_at")
-                connection.execute(
-                    insert.on_conflict_do_update(
-                        index_elements=["stream_id"],
-                        set_={name: insert.excluded[name] for name in columns},
-                    ),
-                    row,
-                )
+                _upsert(connection, row)
         except (exc.SQLAlchemyError, DiceledgerError) as error:
             log.info("session snapshot of %s not written: %s", state.session_id, error)
             return False
@@ -120,3 +110,30 @@ class SnapshotStore:
                 with self._engine.connect() as connection:
                     self._writable = bool(connection.scalar(query))
         return self._writable
+
+
+_SNAPSHOT_FIELDS = ("fold_version", "stream_version", "event_hash", "state", "written_at")
+
+
+def _upsert(connection: sa.Connection, row: dict[str, object]) -> None:
+    """Write the session's one snapshot row, replacing an older one.
+
+    The dialect is imported here, so a SQLite process never loads PostgreSQL's (start-up
+    time: tests/cli/test_startup_imports.py).
+    """
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        pg_insert = postgresql.insert(session_snapshots)
+        pg_set = {name: pg_insert.excluded[name] for name in _SNAPSHOT_FIELDS}
+        connection.execute(
+            pg_insert.on_conflict_do_update(index_elements=["stream_id"], set_=pg_set), row
+        )
+        return
+    from sqlalchemy.dialects import sqlite
+
+    lite_insert = sqlite.insert(session_snapshots)
+    lite_set = {name: lite_insert.excluded[name] for name in _SNAPSHOT_FIELDS}
+    connection.execute(
+        lite_insert.on_conflict_do_update(index_elements=["stream_id"], set_=lite_set), row
+    )
