@@ -4,7 +4,8 @@
 300 bytes; (b) batches of 1,000, N=200,000. Every side appends to one stream (a long
 session) in a fresh database file per round; within a round the sides take turns, a
 twentieth of N at a time, and each ratio is the median of per-round ratios. diceledger's
-figure includes its hash chain, the version check and the idempotency lookup.
+figure includes its hash chain, the version check and the idempotency check (the unique
+index on event ids, and a lookup once an insert meets it).
 Targets: >= 0.7x raw sqlite3 and >= 1x eventsourcing.
 (c) whole ``check`` commands through the session service, in segments as the session
 grows (no target; flat is the goal).

@@ -2,26 +2,40 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from diceledger.domain.errors import InvalidInputError
-from diceledger.domain.hashchain import ChainHead, event_hash
+from diceledger.domain.hashchain import (
+    ChainHead,
+    canonical_text,
+    event_hash,
+    event_hash_of_texts,
+    format_timestamp,
+    plain_safe_int,
+)
 from diceledger.domain.records import NewEvent, RecordedEvent
 
 # The widths the SQL schema declares. PostgreSQL enforces them and SQLite does not, so
 # every backend checks them here and refuses alike, before anything is written.
 STREAM_ID_LENGTH = 200
 EVENT_TYPE_LENGTH = 100
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def check_batch(stream_id: str, events: Sequence[NewEvent]) -> None:
     """Refuse a batch with a bad stream id or event type, malformed or repeated event ids."""
     seen: set[str] = set()
     for event in events:
-        check_names(event.event_id, stream_id, event.event_type)
+        if seen:  # the stream id passed with the first event
+            check_event_id(event.event_id)
+            _check_text("event type", event.event_type, EVENT_TYPE_LENGTH)
+        else:
+            check_names(event.event_id, stream_id, event.event_type)
         if event.event_id in seen:
             raise InvalidInputError(f"event id {event.event_id} appears twice in one batch")
         seen.add(event.event_id)
@@ -48,6 +62,8 @@ def _check_text(what: str, value: str, length: int) -> None:
 
 def check_event_id(event_id: str) -> None:
     """Refuse an event id that is not a UUID in its canonical lowercase text form."""
+    if type(event_id) is str and _CANONICAL_UUID.fullmatch(event_id):
+        return  # exactly the texts str(uuid.UUID(text)) gives back unchanged
     try:
         canonical = str(uuid.UUID(event_id))
     except (ValueError, TypeError, AttributeError):
@@ -73,31 +89,79 @@ def resolve_retry(
     return [recorded[event.event_id][1] for event in events]
 
 
+@dataclass(frozen=True, slots=True)
+class SealedEvent:
+    """An event given its version, time and hash, not yet its position.
+
+    ``data_text`` and ``meta_text`` are the canonical texts its hash covers.
+    """
+
+    event_id: str
+    stream_id: str
+    stream_version: int
+    event_type: str
+    schema_version: int
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    recorded_at: datetime
+    prev_hash: str
+    hash: str
+    data_text: str
+    meta_text: str
+
+    def at(self, position: int) -> RecordedEvent:
+        """Return the record this event becomes at ``position``."""
+        return RecordedEvent(
+            position,
+            self.event_id,
+            self.stream_id,
+            self.stream_version,
+            self.event_type,
+            self.schema_version,
+            self.data,
+            self.meta,
+            self.recorded_at,
+            self.prev_hash,
+            self.hash,
+        )
+
+
 def seal(
     stream_id: str, events: Sequence[NewEvent], head: ChainHead, recorded_at: datetime
 ) -> list[RecordedEvent]:
     """Give each event its version, time and hash, chained after ``head``; position is 0."""
+    return [sealed.at(0) for sealed in seal_texts(stream_id, events, head, recorded_at)]
+
+
+def seal_texts(
+    stream_id: str, events: Sequence[NewEvent], head: ChainHead, recorded_at: datetime
+) -> list[SealedEvent]:
+    """Seal as ``seal`` does, keeping the canonical text of each data and meta."""
     moment = _utc_microseconds(recorded_at)
-    sealed: list[RecordedEvent] = []
+    moment_text = format_timestamp(moment)
+    sealed: list[SealedEvent] = []
     prev_hash, version = head.hash, head.version
     for event in events:
         version += 1
-        # event_hash refuses what canonical JSON cannot hold, before anything is stored.
+        # canonical_text refuses what canonical JSON cannot hold, before anything is stored.
         data, meta = dict(event.data), dict(event.meta)
-        digest = event_hash(
-            event_id=event.event_id,
-            stream_id=stream_id,
-            stream_version=version,
-            event_type=event.event_type,
-            schema_version=event.schema_version,
-            data=data,
-            meta=meta,
-            recorded_at=moment,
-            prev_hash=prev_hash,
-        )
-        sealed.append(
-            RecordedEvent(
-                position=0,
+        if plain_safe_int(event.schema_version):
+            data_text = canonical_text(data, "$.data")
+            meta_text = canonical_text(meta, "$.meta")
+            digest = event_hash_of_texts(
+                event_id=event.event_id,
+                stream_id=stream_id,
+                stream_version=version,
+                event_type=event.event_type,
+                schema_version=event.schema_version,
+                data_text=data_text,
+                meta_text=meta_text,
+                recorded_at_text=moment_text,
+                prev_hash=prev_hash,
+            )
+        else:
+            # A schema version of another type: the reference path judges and hashes it.
+            digest = event_hash(
                 event_id=event.event_id,
                 stream_id=stream_id,
                 stream_version=version,
@@ -107,7 +171,22 @@ def seal(
                 meta=meta,
                 recorded_at=moment,
                 prev_hash=prev_hash,
-                hash=digest,
+            )
+            data_text, meta_text = canonical_text(data), canonical_text(meta)
+        sealed.append(
+            SealedEvent(
+                event.event_id,
+                stream_id,
+                version,
+                event.event_type,
+                event.schema_version,
+                data,
+                meta,
+                moment,
+                prev_hash,
+                digest,
+                data_text,
+                meta_text,
             )
         )
         prev_hash = digest

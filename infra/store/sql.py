@@ -21,6 +21,7 @@ from diceledger.infra.store.mapper import from_row, to_row
 from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventData, EventStore, utc_now
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
+from diceledger.infra.store.sqlite_append import SqliteAppend
 
 DEFAULT_LOCK_TIMEOUT_MS = 5_000
 DEFAULT_SETTLE_TIMEOUT_MS = 5_000
@@ -73,6 +74,8 @@ class SqlEventStore(EventStore):
 
     On PostgreSQL appends to different streams run in parallel and ``read_all`` reads below
     the oldest transaction in progress (infra/store/horizon.py); SQLite has one writer.
+    ``fast=False`` keeps SQLite's appends on the Core path too: the reference the driver-level
+    path (sqlite_append.py) is tested against.
     """
 
     def __init__(
@@ -82,12 +85,18 @@ class SqlEventStore(EventStore):
         lock_timeout_ms: int = DEFAULT_LOCK_TIMEOUT_MS,
         batch_size: int = READ_BATCH_SIZE,
         settle_timeout_ms: int = DEFAULT_SETTLE_TIMEOUT_MS,
+        *,
+        fast: bool = True,
     ) -> None:
         self._engine = engine
         self._clock = clock
         self._lock_timeout_ms = int(lock_timeout_ms)
         self._batch_size = batch_size
         self._settle_seconds = settle_timeout_ms / 1000
+        # SQLite appends at the driver's level (sqlite_append.py); PostgreSQL through Core.
+        self._sqlite_append = (
+            SqliteAppend(engine, clock) if engine.dialect.name == "sqlite" and fast else None
+        )
 
     def append(
         self, stream_id: str, events_: Sequence[NewEvent], expected_version: int
@@ -96,6 +105,9 @@ class SqlEventStore(EventStore):
         if not events_:
             return []
         try:
+            if self._sqlite_append is not None:
+                with translate_errors(self._engine.url):
+                    return self._sqlite_append(stream_id, events_, expected_version)
             with self._writing() as connection:
                 outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
                 if isinstance(outcome, list):
