@@ -150,7 +150,8 @@ def _latest(rates: dict[str, list[float]]) -> str:
 def check_commands(quick: bool, profile: bool = False) -> dict[str, Any]:
     """W3(c): whole ``check`` commands per second through the session service.
 
-    One SQLite store wired by ``bootstrap``; a GM starts a session and a player joins,
+    One SQLite store wired by ``bootstrap``, driven through the application layer as the
+    faces drive it; a GM starts a session and a player joins,
     then the player runs ``check 1d20+5 --advantage 1 --target 15`` again and again. Each
     command loads the session, decides and appends (3 or 4 events). The commands are
     timed in consecutive segments, so a cost that grows with the session shows.
@@ -158,32 +159,32 @@ def check_commands(quick: bool, profile: bool = False) -> dict[str, Any]:
     segments, per_segment = (2, 30) if quick else (3, 100)
     folder = tempfile.mkdtemp(prefix="diceledger-bench-w3c-")
     try:
-        services = bootstrap(f"sqlite:///{Path(folder) / 'sessions.sqlite'}")
-        session = services.sessions.start("bench table", "gm").session_id
-        services.sessions.execute(session, "player", cmd.JoinSession("player"))
+        app = bootstrap(f"sqlite:///{Path(folder) / 'sessions.sqlite'}")
+        session = app.start_session("gm", "bench table").session_id
+        app.join("player", session, cmd.JoinSession("player"))
         check = cmd.RequestRoll(
             kind="check", expression="1d20+5", advantage=(Amount(1),), target=Target(15)
         )
         figures = []
+        version = app.session("gm", session).state.version
         for _ in range(segments):
-            before = services.store.current_version(session)
+            before = version
             started = time.perf_counter()
             for _ in range(per_segment):
-                services.sessions.execute(session, "player", check)
+                version = app.request_roll("player", session, check).appended[-1].stream_version
             seconds = time.perf_counter() - started
-            after = services.store.current_version(session)
             figures.append(
                 {
                     "events_in_session_at_start": before,
                     "commands_per_s": round(per_segment / seconds, 2),
-                    "events_per_command": round((after - before) / per_segment, 2),
+                    "events_per_command": round((version - before) / per_segment, 2),
                 }
             )
             progress(f"w3 (c): {figures[-1]}")
         if profile:
             print_profile(
-                f"w3 (c) 20 check commands at version {after}",
-                lambda: [services.sessions.execute(session, "player", check) for _ in range(20)],
+                f"w3 (c) 20 check commands at version {version}",
+                lambda: [app.request_roll("player", session, check) for _ in range(20)],
             )
         first, last = figures[0]["commands_per_s"], figures[-1]["commands_per_s"]
         return {
