@@ -29,7 +29,6 @@ from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
 from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHistoryError
-from diceledger.domain.hashchain import GENESIS_HASH
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
@@ -49,6 +48,7 @@ from diceledger.infra.ledger_checks import (
     check_signed_rows,
     check_stream,
     in_order,
+    rows_beyond,
     stored_nodes,
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
@@ -60,6 +60,13 @@ from diceledger.infra.store.schema import events
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
+
+
+# The latest checkpoint, read by every append: built once (see ledger_checks).
+_HEAD = sa.text(
+    "SELECT tree_size, root, note FROM signed_checkpoints"
+    " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +110,8 @@ class CheckpointLedger:
                     f"{fresh[0].stream_version - 1}, which this server did not append; "
                     "refusing to sign"
                 )
-            check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, fresh)
+            last_leaf = check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, last_leaf, fresh)
 
     def adopt(self, stream_id: str) -> SignedCheckpoint:
         """Sign the events after the session's last checkpoint that nobody told the ledger of.
@@ -127,22 +134,24 @@ class CheckpointLedger:
                 if head is None:
                     raise NotFoundError(f"session '{stream_id}' has no events to sign")
                 return self._open(head.note)
-            check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, fresh)
+            last_leaf = check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, last_leaf, fresh)
 
     def _sign(
         self,
         connection: Connection,
         stream_id: str,
         head: _Head | None,
+        last_leaf: str,
         fresh: Sequence[RecordedEvent],
     ) -> SignedCheckpoint:
-        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record."""
+        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record.
+
+        ``last_leaf`` is the stored leaf of the last signed event, as ``check_stream`` read
+        and checked it in this transaction.
+        """
         size = head.size if head else 0
         key = self._keyring.current()
-        last_leaf = GENESIS_HASH
-        if size:
-            last_leaf = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
         check_chain(stream_id, size, last_leaf, fresh)
         edge = self._edge(connection, stream_id, size, head)
         created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
@@ -175,15 +184,9 @@ class CheckpointLedger:
         """
         with self.exclusive(stream_id):
             self.check_unchanged(stream_id, {event.event_id for event in new_events})
-            store.append(stream_id, new_events, expected_version)
-            wanted = {event.event_id for event in new_events}
-            recorded = [
-                record
-                for record in store.read_stream(stream_id, max(expected_version, 0) + 1)
-                if record.event_id in wanted
-            ]
-            if len(recorded) != len(wanted):  # a retried batch sits at its original versions
-                recorded = [r for r in store.read_stream(stream_id) if r.event_id in wanted]
+            # The store answers with the records as stored (a retried batch at its original
+            # versions), so nothing is read back; extend checks them against the rows.
+            recorded = store.append(stream_id, new_events, expected_version)
             return recorded, self.extend(stream_id, recorded)
 
     def check_unchanged(self, stream_id: str, retried: Set[str] = frozenset()) -> None:
@@ -191,19 +194,15 @@ class CheckpointLedger:
 
         Raises LogTamperedError when signed rows are missing or the last one was replaced,
         and UnsignedHistoryError when rows past the signed tree are not a retried batch.
-        Cheap: a count, the last signed row and the rows past it, never the whole stream.
+        Three reads: the head; the count, last signed row and leaf; the rows past it.
         """
         with self._reading() as connection:
             head = self._head(connection, stream_id)
             size = head.size if head else 0
             check_signed_rows(connection, stream_id, size)
-            beyond = connection.execute(
-                sa.select(events.c.stream_version, events.c.event_id)
-                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
-                .order_by(events.c.stream_version)
-            ).all()
-        if beyond and {row.event_id for row in beyond} != set(retried):
-            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1].stream_version)
+            beyond = rows_beyond(connection, stream_id, size)
+        if beyond and {event_id for _, event_id, _ in beyond} != set(retried):
+            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
 
     @contextmanager
     def exclusive(self, stream_id: str) -> Iterator[None]:
@@ -277,15 +276,7 @@ class CheckpointLedger:
 
     @staticmethod
     def _head(connection: Connection, stream_id: str) -> _Head | None:
-        query = (
-            sa.select(
-                signed_checkpoints.c.tree_size, signed_checkpoints.c.root, signed_checkpoints.c.note
-            )
-            .where(signed_checkpoints.c.stream_id == stream_id)
-            .order_by(signed_checkpoints.c.tree_size.desc())
-            .limit(1)
-        )
-        row = connection.execute(query).first()
+        row = connection.execute(_HEAD, {"stream_id": stream_id}).first()
         return None if row is None else _Head(int(row.tree_size), bytes(row.root), row.note)
 
     def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
