@@ -1,6 +1,20 @@
 """What the checkpoint ledger checks before it signs, and how it reads stored nodes.
 
 Each check raises LogTamperedError naming what it found; none writes anything.
+
+Why the signed rows are counted, O(rows) a check, rather than checked in O(1): (stream_id,
+stream_version) is unique and versions start at 1, so the rows at or below the signed size
+number ``size`` exactly when none of them is missing. (A row replaced in place keeps the
+count: the last signed row is compared with its signed leaf here; an earlier one is not
+read before signing, and need not be, since the tree signed next is built from the
+stored subtrees, which still hold the original event, so the audit names the replacement
+against any checkpoint.) No read of a few rows can replace the count: a session with row
+k deleted differs from the intact one in that row alone, so a check reading O(1) or
+O(log n) rows chosen without knowing k misses most k, and no counter the database keeps
+changes with a DELETE by its owner (the append-only triggers can be dropped first, as the
+tamper tests do); a count stored beside the checkpoint would be left as it was. Rows past
+the signed size are checked one by one (``check_stream``), the last signed row and the
+stored subtrees against what was signed.
 """
 
 from __future__ import annotations
