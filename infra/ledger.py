@@ -29,7 +29,6 @@ from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
 from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHistoryError
-from diceledger.domain.hashchain import GENESIS_HASH
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
@@ -49,6 +48,7 @@ from diceledger.infra.ledger_checks import (
     check_signed_rows,
     check_stream,
     in_order,
+    rows_beyond,
     stored_nodes,
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
@@ -60,6 +60,15 @@ from diceledger.infra.store.schema import events
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
+
+
+# Sessions whose last issued note a ledger remembers (one note each, about 300 bytes).
+_ISSUED_KEPT = 4096
+# The latest checkpoint, read by every append: built once (see ledger_checks).
+_HEAD = sa.text(
+    "SELECT tree_size, root, note FROM signed_checkpoints"
+    " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,8 @@ class CheckpointLedger:
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
+        # The note this ledger last recorded for each session, as it recorded it (see _edge).
+        self._issued: dict[str, tuple[str, Checkpoint]] = {}
 
     # ---- signing ----------------------------------------------------------------------
 
@@ -103,8 +114,8 @@ class CheckpointLedger:
                     f"{fresh[0].stream_version - 1}, which this server did not append; "
                     "refusing to sign"
                 )
-            check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, fresh)
+            last_leaf = check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, last_leaf, fresh)
 
     def adopt(self, stream_id: str) -> SignedCheckpoint:
         """Sign the events after the session's last checkpoint that nobody told the ledger of.
@@ -127,22 +138,24 @@ class CheckpointLedger:
                 if head is None:
                     raise NotFoundError(f"session '{stream_id}' has no events to sign")
                 return self._open(head.note)
-            check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, fresh)
+            last_leaf = check_stream(connection, stream_id, size, fresh)
+            return self._sign(connection, stream_id, head, last_leaf, fresh)
 
     def _sign(
         self,
         connection: Connection,
         stream_id: str,
         head: _Head | None,
+        last_leaf: str,
         fresh: Sequence[RecordedEvent],
     ) -> SignedCheckpoint:
-        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record."""
+        """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record.
+
+        ``last_leaf`` is the stored leaf of the last signed event, as ``check_stream`` read
+        and checked it in this transaction.
+        """
         size = head.size if head else 0
         key = self._keyring.current()
-        last_leaf = GENESIS_HASH
-        if size:
-            last_leaf = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
         check_chain(stream_id, size, last_leaf, fresh)
         edge = self._edge(connection, stream_id, size, head)
         created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
@@ -175,15 +188,9 @@ class CheckpointLedger:
         """
         with self.exclusive(stream_id):
             self.check_unchanged(stream_id, {event.event_id for event in new_events})
-            store.append(stream_id, new_events, expected_version)
-            wanted = {event.event_id for event in new_events}
-            recorded = [
-                record
-                for record in store.read_stream(stream_id, max(expected_version, 0) + 1)
-                if record.event_id in wanted
-            ]
-            if len(recorded) != len(wanted):  # a retried batch sits at its original versions
-                recorded = [r for r in store.read_stream(stream_id) if r.event_id in wanted]
+            # The store answers with the records as stored (a retried batch at its original
+            # versions), so nothing is read back; extend checks them against the rows.
+            recorded = store.append(stream_id, new_events, expected_version)
             return recorded, self.extend(stream_id, recorded)
 
     def check_unchanged(self, stream_id: str, retried: Set[str] = frozenset()) -> None:
@@ -191,19 +198,15 @@ class CheckpointLedger:
 
         Raises LogTamperedError when signed rows are missing or the last one was replaced,
         and UnsignedHistoryError when rows past the signed tree are not a retried batch.
-        Cheap: a count, the last signed row and the rows past it, never the whole stream.
+        Three reads: the head; the count, last signed row and leaf; the rows past it.
         """
         with self._reading() as connection:
             head = self._head(connection, stream_id)
             size = head.size if head else 0
             check_signed_rows(connection, stream_id, size)
-            beyond = connection.execute(
-                sa.select(events.c.stream_version, events.c.event_id)
-                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
-                .order_by(events.c.stream_version)
-            ).all()
-        if beyond and {row.event_id for row in beyond} != set(retried):
-            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1].stream_version)
+            beyond = rows_beyond(connection, stream_id, size)
+        if beyond and {event_id for _, event_id, _ in beyond} != set(retried):
+            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
 
     @contextmanager
     def exclusive(self, stream_id: str) -> Iterator[None]:
@@ -277,15 +280,7 @@ class CheckpointLedger:
 
     @staticmethod
     def _head(connection: Connection, stream_id: str) -> _Head | None:
-        query = (
-            sa.select(
-                signed_checkpoints.c.tree_size, signed_checkpoints.c.root, signed_checkpoints.c.note
-            )
-            .where(signed_checkpoints.c.stream_id == stream_id)
-            .order_by(signed_checkpoints.c.tree_size.desc())
-            .limit(1)
-        )
-        row = connection.execute(query).first()
+        row = connection.execute(_HEAD, {"stream_id": stream_id}).first()
         return None if row is None else _Head(int(row.tree_size), bytes(row.root), row.note)
 
     def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
@@ -305,7 +300,7 @@ class CheckpointLedger:
         nodes = stored_nodes(connection, stream_id, set(plan))
         edge = [nodes[node] for node in plan]
         if head is not None:
-            signed = self._open(head.note).checkpoint
+            signed = self._head_checkpoint(stream_id, head)
             if (signed.size, signed.root) != (size, head.root) or fold(edge) != head.root:
                 raise LogTamperedError(
                     f"the stored tree of session '{stream_id}' no longer folds to the root "
@@ -313,15 +308,37 @@ class CheckpointLedger:
                 )
         return edge
 
-    @staticmethod
+    def _head_checkpoint(self, stream_id: str, head: _Head) -> Checkpoint:
+        """Return the stored head's checkpoint, its signature checked unless known good.
+
+        The table is not trusted blindly: a stored note is parsed and its signature checked
+        against the trusted keys. A note byte for byte the one this ledger recorded last for
+        the session needs no check: its signature is ours, by the current key, which every
+        keyring trusts; a note replaced or altered in the database differs and is checked.
+        """
+        note, checkpoint = self._issued.get(stream_id, ("", None))
+        if checkpoint is not None and note == head.note:
+            return checkpoint
+        return self._open(head.note).checkpoint
+
+    def _remember(self, stream_id: str, note: str, checkpoint: Checkpoint) -> None:
+        if len(self._issued) >= _ISSUED_KEPT and stream_id not in self._issued:
+            self._issued.clear()  # a server with many sessions: start the memo over
+        self._issued[stream_id] = (note, checkpoint)
+
     def _record(
-        connection: Connection, stream_id: str, signed: SignedCheckpoint, issued_at: datetime
+        self,
+        connection: Connection,
+        stream_id: str,
+        signed: SignedCheckpoint,
+        issued_at: datetime,
     ) -> None:
-        row = {
+        note = str(signed)
+        row: dict[str, str | int | bytes | datetime] = {
             "stream_id": stream_id,
             "tree_size": signed.checkpoint.size,
             "root": signed.checkpoint.root,
-            "note": str(signed),
+            "note": note,
             "key_id": signed.note.signatures[0].key_id.hex(),
             "issued_at": issued_at,
         }
@@ -333,6 +350,7 @@ class CheckpointLedger:
                 f"session '{stream_id}' already has a checkpoint for "
                 f"{signed.checkpoint.size} events; refusing to sign a second"
             ) from None
+        self._remember(stream_id, note, signed.checkpoint)
 
     @contextmanager
     def _writing(self, stream_id: str) -> Iterator[Connection]:

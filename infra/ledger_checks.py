@@ -1,6 +1,20 @@
 """What the checkpoint ledger checks before it signs, and how it reads stored nodes.
 
 Each check raises LogTamperedError naming what it found; none writes anything.
+
+Why the signed rows are counted, O(rows) a check, rather than checked in O(1): (stream_id,
+stream_version) is unique and versions start at 1, so the rows at or below the signed size
+number ``size`` exactly when none of them is missing. (A row replaced in place keeps the
+count: the last signed row is compared with its signed leaf here; an earlier one is not
+read before signing, and need not be, since the tree signed next is built from the
+stored subtrees, which still hold the original event, so the audit names the replacement
+against any checkpoint.) No read of a few rows can replace the count: a session with row
+k deleted differs from the intact one in that row alone, so a check reading O(1) or
+O(log n) rows chosen without knowing k misses most k, and no counter the database keeps
+changes with a DELETE by its owner (the append-only triggers can be dropped first, as the
+tamper tests do); a count stored beside the checkpoint would be left as it was. Rows past
+the signed size are checked one by one (``check_stream``), the last signed row and the
+stored subtrees against what was signed.
 """
 
 from __future__ import annotations
@@ -11,11 +25,31 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from diceledger.domain.errors import LogTamperedError
-from diceledger.domain.hashchain import ChainHead, ChainVerifier
+from diceledger.domain.hashchain import GENESIS_HASH, ChainHead, ChainVerifier
 from diceledger.domain.merkle import NodeId
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.ledger_schema import merkle_nodes
-from diceledger.infra.store.schema import events
+
+# The ledger's reads, built once: plain SQL that SQLAlchemy compiles once per dialect and
+# caches, so a signed append pays no statement building or cache-key walk per read.
+_NODES = sa.text(
+    "SELECT level, node_index, hash FROM merkle_nodes"
+    " WHERE stream_id = :stream_id AND level IN :levels AND node_index IN :indexes"
+).bindparams(sa.bindparam("levels", expanding=True), sa.bindparam("indexes", expanding=True))
+# The signed rows' check in one round trip: how many rows sit at or below the signed size,
+# the stored hash of the last one, and the signed leaf it must equal.
+_SIGNED_ROWS = sa.text(
+    "SELECT"
+    " (SELECT count(*) FROM events"
+    "  WHERE stream_id = :stream_id AND stream_version <= :size) AS kept,"
+    " (SELECT hash FROM events"
+    "  WHERE stream_id = :stream_id AND stream_version = :size) AS stored,"
+    " (SELECT hash FROM merkle_nodes"
+    "  WHERE stream_id = :stream_id AND level = 0 AND node_index = :leaf) AS leaf"
+)
+_BEYOND = sa.text(
+    "SELECT stream_version, event_id, hash FROM events"
+    " WHERE stream_id = :stream_id AND stream_version > :size ORDER BY stream_version"
+)
 
 
 def stored_nodes(
@@ -24,16 +58,17 @@ def stored_nodes(
     """Return the stored hashes of the ``wanted`` nodes; a missing one means tampering."""
     if not wanted:
         return {}
-    node = merkle_nodes.c
     # Levels IN (...) AND indexes IN (...): a few primary-key seeks (their cross product,
-    # filtered here) from one statement whose compiled form is cached. A row-value IN of
-    # (level, node_index) pairs made SQLite scan every node of the session instead.
-    query = sa.select(node.level, node.node_index, node.hash).where(
-        node.stream_id == stream_id,
-        node.level.in_(sorted({level for level, _ in wanted})),
-        node.node_index.in_(sorted({index for _, index in wanted})),
+    # filtered here). A row-value IN of (level, node_index) pairs made SQLite scan every
+    # node of the session instead.
+    rows = connection.execute(
+        _NODES,
+        {
+            "stream_id": stream_id,
+            "levels": sorted({level for level, _ in wanted}),
+            "indexes": sorted({index for _, index in wanted}),
+        },
     )
-    rows = connection.execute(query)
     found = {
         (row.level, row.node_index): bytes(row.hash)
         for row in rows
@@ -41,10 +76,12 @@ def stored_nodes(
     }
     missing = wanted - set(found)
     if missing:
-        raise LogTamperedError(
-            f"session '{stream_id}' lacks {len(missing)} stored Merkle nodes it signed"
-        )
+        raise _lacks(stream_id, len(missing))
     return found
+
+
+def _lacks(stream_id: str, missing: int) -> LogTamperedError:
+    return LogTamperedError(f"session '{stream_id}' lacks {missing} stored Merkle nodes it signed")
 
 
 def check_signed(connection: Connection, stream_id: str, records: Sequence[RecordedEvent]) -> None:
@@ -60,43 +97,49 @@ def check_signed(connection: Connection, stream_id: str, records: Sequence[Recor
             )
 
 
-def check_signed_rows(connection: Connection, stream_id: str, size: int) -> None:
-    """Check the store still holds ``size`` signed rows, the last one the event signed."""
-    kept = connection.scalar(
-        sa.select(sa.func.count())
-        .select_from(events)
-        .where(events.c.stream_id == stream_id, events.c.stream_version <= size)
-    )
+def check_signed_rows(connection: Connection, stream_id: str, size: int) -> str:
+    """Check the store still holds ``size`` signed rows, the last one the event signed.
+
+    Returns the last signed leaf (the hash the next event must chain to; the genesis hash
+    before the first). One statement: the count, the last row's hash and the stored leaf.
+    """
+    row = connection.execute(
+        _SIGNED_ROWS, {"stream_id": stream_id, "size": size, "leaf": size - 1}
+    ).one()
+    kept = int(row.kept or 0)
     if kept != size:
         raise LogTamperedError(
-            f"session '{stream_id}' lost {size - int(kept or 0)} of the {size} events this "
+            f"session '{stream_id}' lost {size - kept} of the {size} events this "
             "server signed; refusing to sign"
         )
-    if size:
-        last = stored_nodes(connection, stream_id, {(0, size - 1)})[(0, size - 1)].hex()
-        stored = connection.scalar(
-            sa.select(events.c.hash).where(
-                events.c.stream_id == stream_id, events.c.stream_version == size
-            )
+    if not size:
+        return GENESIS_HASH
+    if row.leaf is None:
+        raise _lacks(stream_id, 1)
+    last: str = bytes(row.leaf).hex()
+    if row.stored != last:
+        raise LogTamperedError(
+            f"version {size} of session '{stream_id}' is not the event this server "
+            "signed; refusing to sign"
         )
-        if stored != last:
-            raise LogTamperedError(
-                f"version {size} of session '{stream_id}' is not the event this server "
-                "signed; refusing to sign"
-            )
+    return last
+
+
+def rows_beyond(connection: Connection, stream_id: str, size: int) -> list[tuple[int, str, str]]:
+    """Return (stream_version, event_id, hash) of the stream's rows past ``size``, in order."""
+    rows = connection.execute(_BEYOND, {"stream_id": stream_id, "size": size})
+    return [(int(version), str(event_id), str(hash_)) for version, event_id, hash_ in rows]
 
 
 def check_stream(
     connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
-) -> None:
-    """Check the store holds the signed rows, then exactly ``fresh`` and nothing more."""
-    check_signed_rows(connection, stream_id, size)
-    rows = connection.execute(
-        sa.select(events.c.stream_version, events.c.event_id, events.c.hash)
-        .where(events.c.stream_id == stream_id, events.c.stream_version > size)
-        .order_by(events.c.stream_version)
-    ).all()
-    stored = [(row.stream_version, row.event_id, row.hash) for row in rows]
+) -> str:
+    """Check the store holds the signed rows, then exactly ``fresh`` and nothing more.
+
+    Returns the last signed leaf, which ``fresh`` must chain to.
+    """
+    last_leaf = check_signed_rows(connection, stream_id, size)
+    stored = rows_beyond(connection, stream_id, size)
     told = [(r.stream_version, r.event_id, r.hash) for r in fresh]
     if stored != told:
         versions = {version for version, _, _ in told}
@@ -107,6 +150,7 @@ def check_stream(
             else "its rows are not the events this server was told it appended"
         )
         raise LogTamperedError(f"session '{stream_id}': {detail}; refusing to sign")
+    return last_leaf
 
 
 def in_order(stream_id: str, records: Sequence[RecordedEvent]) -> list[RecordedEvent]:

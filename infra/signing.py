@@ -13,6 +13,7 @@ old verifier key to ``<key file>.retired``, so checkpoints signed before stay ve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -69,9 +70,9 @@ class SigningKey:
         """Return the key whose 32-byte Ed25519 seed is ``seed``."""
         return cls(check_key_name(name), Ed25519PrivateKey.from_private_bytes(seed))
 
-    @property
+    @cached_property
     def public_key(self) -> bytes:
-        """Return the 32-byte public key."""
+        """Return the 32-byte public key (derived once: every signed append names it)."""
         # The *_raw methods spare every command the import of cryptography's serialization
         # package (SSH, PKCS#12 and more), which nothing else here needs.
         return self.private_key.public_key().public_bytes_raw()

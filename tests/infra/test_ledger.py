@@ -255,6 +255,24 @@ def test_a_checkpoint_note_replaced_in_the_database_is_not_trusted(table: Table)
         table.ledger.latest(SESSION)
 
 
+def test_a_checkpoint_note_replaced_under_its_signer_is_not_built_on(table: Table) -> None:
+    # The ledger that signed the note remembers it; a note changed since is checked again.
+    table.play(2)
+    impostor = SigningKey.generate("dice.example")
+    genuine = table.ledger.latest(SESSION)
+    assert genuine is not None
+    table.drop_triggers()
+    with table.engine.begin() as connection:
+        connection.execute(
+            signed_checkpoints.update().values(
+                note=str(impostor.sign_checkpoint(genuine.checkpoint))
+            )
+        )
+    with pytest.raises(SignatureError):
+        table.play(1)
+    assert table.ledger.checkpoint_at(SESSION, 3) is None
+
+
 def test_the_database_refuses_a_second_root_for_a_signed_size(table: Table) -> None:
     _, signed = table.play(2)
     row = {
