@@ -239,8 +239,9 @@ def test_a_stored_subtree_changed_in_the_database_is_not_built_on(table: Table) 
         table.play(1)
 
 
-def test_a_checkpoint_note_replaced_in_the_database_is_not_trusted(table: Table) -> None:
-    table.play(2)
+def sign_the_latest_note_again_by_an_impostor(table: Table) -> None:
+    """Replace the stored note of the latest checkpoint by the same checkpoint, signed by
+    a key nobody trusts (what someone with the database but not the key can do)."""
     impostor = SigningKey.generate("dice.example")
     genuine = table.ledger.latest(SESSION)
     assert genuine is not None
@@ -251,6 +252,11 @@ def test_a_checkpoint_note_replaced_in_the_database_is_not_trusted(table: Table)
                 note=str(impostor.sign_checkpoint(genuine.checkpoint))
             )
         )
+
+
+def test_a_checkpoint_note_replaced_in_the_database_is_not_trusted(table: Table) -> None:
+    table.play(2)
+    sign_the_latest_note_again_by_an_impostor(table)
     with pytest.raises(SignatureError):
         table.ledger.latest(SESSION)
 
@@ -258,16 +264,7 @@ def test_a_checkpoint_note_replaced_in_the_database_is_not_trusted(table: Table)
 def test_a_checkpoint_note_replaced_under_its_signer_is_not_built_on(table: Table) -> None:
     # The ledger that signed the note remembers it; a note changed since is checked again.
     table.play(2)
-    impostor = SigningKey.generate("dice.example")
-    genuine = table.ledger.latest(SESSION)
-    assert genuine is not None
-    table.drop_triggers()
-    with table.engine.begin() as connection:
-        connection.execute(
-            signed_checkpoints.update().values(
-                note=str(impostor.sign_checkpoint(genuine.checkpoint))
-            )
-        )
+    sign_the_latest_note_again_by_an_impostor(table)
     with pytest.raises(SignatureError):
         table.play(1)
     assert table.ledger.checkpoint_at(SESSION, 3) is None
