@@ -176,11 +176,17 @@ class DiscordTable:
         return content.split("(session `", 1)[1].split("`", 1)[0]
 
 
-def build_table(url: str, key: Ed25519PrivateKey, defer_after: float = 5.0) -> DiscordTable:
+def build_table(
+    url: str, key: Ed25519PrivateKey, defer_after: float = 5.0, rolls_per_minute: int = 120
+) -> DiscordTable:
     parts = bootstrap_server(url)
     webhooks = FakeWebhooks()
     settings = DiscordSettings(
-        public_hex(key), "https://dice.example", "https://discord.test/api/v10", defer_after
+        public_hex(key),
+        "https://dice.example",
+        "https://discord.test/api/v10",
+        defer_after,
+        rolls_per_minute,
     )
     face = build_discord(settings, parts.app, parts.discord, parts.requests, webhooks)
     services = WebServices(parts.app, parts.access, parts.requests, discord=face)

@@ -38,6 +38,8 @@ ID_DIGITS = 16  # a roll number or a die index in a button's custom id
 SECRET_ANSWERS = frozenset({"invite"})
 # Answers only their asker sees, known before they are computed (a deferred reply says so).
 PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats"})
+# Subcommands that draw dice; every button (a reroll, an accept) counts as one too.
+DICE_ANSWERS = frozenset({"check", "save", "roll", "opposed", "blind"})
 
 Action = Callable[["TableActions", Interaction], Reply]
 

@@ -26,16 +26,23 @@ from starlette.responses import JSONResponse
 from diceledger.domain.errors import DiceledgerError
 from diceledger.infra.app.idempotency import Answer, IdempotentRequests
 from diceledger.infra.discord.api import DiscordApi
-from diceledger.web.discord.actions import PRIVATE_ANSWERS, SECRET_ANSWERS, TableActions
+from diceledger.web.discord.actions import (
+    DICE_ANSWERS,
+    PRIVATE_ANSWERS,
+    SECRET_ANSWERS,
+    TableActions,
+)
 from diceledger.web.discord.markdown import clip, escape
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Reply, deferred, private
+from diceledger.web.limits import Limits, RateLimitedError
 from diceledger.web.problems import problem_for
 
 LOG = logging.getLogger("diceledger.discord")
 SCOPE = "discord"  # idempotency scope of interaction ids
 DEFAULT_DEFER_AFTER = 2.0  # seconds; Discord gives up after three
 ERROR_TEXT = 1800
+DEFAULT_ROLLS_PER_MINUTE = 120  # per Discord user, as the API allows per token
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +62,16 @@ class Answerer:
         requests: IdempotentRequests,
         api: DiscordApi,
         defer_after: float = DEFAULT_DEFER_AFTER,
+        rolls_per_minute: int = DEFAULT_ROLLS_PER_MINUTE,
+        limits: Limits | None = None,
     ) -> None:
         """``defer_after`` 0 defers every interaction (tests of the deferred path)."""
         self._actions = actions
         self._requests = requests
         self._api = api
         self._defer_after = defer_after
+        self._rolls_per_minute = rolls_per_minute
+        self._limits = limits or Limits()
 
     async def respond(self, interaction: Interaction) -> JSONResponse:
         """Return the first reply: the answer if it came in time, else a deferred one."""
@@ -98,11 +109,23 @@ class Answerer:
 
     def _run(self, interaction: Interaction) -> Reply:
         try:
+            self._count_dice(interaction)
             return self._actions.run(interaction)
+        except RateLimitedError as error:
+            return refusal(error)  # kept: a redelivery is told the same, and rolls nothing
         except DiceledgerError as error:
             if problem_for(error).status >= 500:
                 raise  # the store or the dice failed: not an answer to keep
             return refusal(error)  # refused before anything was appended
+
+    def _count_dice(self, interaction: Interaction) -> None:
+        """Count an interaction that draws dice against its user's limit, or refuse it.
+
+        Only interactions seen for the first time get here, so a redelivery is not counted.
+        """
+        if _is_button(interaction) or interaction.subcommand in DICE_ANSWERS:
+            key = f"discord-rolls:{interaction.user.user_id}"
+            self._limits.use(key, self._rolls_per_minute, "rolls")
 
     async def _finish_deferred(
         self, interaction: Interaction, work: asyncio.Future[Outcome]

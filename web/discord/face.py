@@ -8,6 +8,9 @@ Settings come from the environment of `diceledger serve`:
   messages then link each roll to its page and receipt.
 - ``DICELEDGER_DISCORD_API_URL``: Discord's API (tests point it at a local fake).
 - ``DICELEDGER_DISCORD_DEFER_AFTER``: seconds before an answer is deferred (default 2).
+- ``DICELEDGER_ROLLS_PER_MINUTE``: interactions that draw dice, per Discord user and
+  worker (default 120, the API's limit per token); past it an interaction is refused
+  privately and rolls nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +25,11 @@ from diceledger.infra.app.idempotency import IdempotentRequests
 from diceledger.infra.bootstrap import ServerParts
 from diceledger.infra.discord.api import DEFAULT_API_URL, DiscordApi, Transport, UrllibTransport
 from diceledger.web.discord.actions import TableActions
-from diceledger.web.discord.answering import DEFAULT_DEFER_AFTER, Answerer
+from diceledger.web.discord.answering import (
+    DEFAULT_DEFER_AFTER,
+    DEFAULT_ROLLS_PER_MINUTE,
+    Answerer,
+)
 from diceledger.web.discord.rolls import Links
 from diceledger.web.discord.signature import SignatureCheck, public_key
 
@@ -30,6 +37,7 @@ PUBLIC_KEY = "DICELEDGER_DISCORD_PUBLIC_KEY"
 PUBLIC_URL = "DICELEDGER_PUBLIC_URL"
 API_URL = "DICELEDGER_DISCORD_API_URL"
 DEFER_AFTER = "DICELEDGER_DISCORD_DEFER_AFTER"
+ROLLS_PER_MINUTE = "DICELEDGER_ROLLS_PER_MINUTE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,7 @@ class DiscordSettings:
     public_url: str | None = None
     api_url: str = DEFAULT_API_URL
     defer_after: float = DEFAULT_DEFER_AFTER
+    rolls_per_minute: int = DEFAULT_ROLLS_PER_MINUTE
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> DiscordSettings | None:
@@ -52,6 +61,7 @@ class DiscordSettings:
             public_url=env.get(PUBLIC_URL, "").strip() or None,
             api_url=env.get(API_URL, "").strip() or DEFAULT_API_URL,
             defer_after=float(env.get(DEFER_AFTER, DEFAULT_DEFER_AFTER)),
+            rolls_per_minute=int(env.get(ROLLS_PER_MINUTE, DEFAULT_ROLLS_PER_MINUTE)),
         )
 
 
@@ -76,7 +86,7 @@ def build_discord(
     actions = TableActions(app, tables, Links(settings.public_url))
     return DiscordFace(
         signatures or SignatureCheck(public_key(settings.public_key)),
-        Answerer(actions, requests, api, settings.defer_after),
+        Answerer(actions, requests, api, settings.defer_after, settings.rolls_per_minute),
     )
 
 
