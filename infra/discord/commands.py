@@ -155,6 +155,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED,
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
+        REROLL, SCOPE, _number("vs_reroll", "Their rerolls on this check", 0, 100),
         LABEL, FOR,
     )),
     Subcommand("blind", "GM: roll hidden from players until revealed", (
