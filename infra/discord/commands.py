@@ -156,7 +156,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
         REROLL, SCOPE, _number("vs_reroll", "Their rerolls on this check", 0, 100),
-        LABEL, FOR,
+        _flag("blind", "GM: hidden until revealed"), LABEL, FOR,
     )),
     Subcommand("blind", "GM: roll hidden from players until revealed", (
         EXPRESSION,

@@ -60,6 +60,7 @@ def test_an_opposed_check_names_its_reroll_options_as_a_check_does() -> None:
     assert check is not None and opposed is not None
     for name in ("reroll", "scope"):  # the request's side: the same options as /dl check
         assert opposed.option(name) == check.option(name)
-    vs_reroll = opposed.option("vs_reroll")
+    vs_reroll, blind = opposed.option("vs_reroll"), opposed.option("blind")
     assert vs_reroll is not None and vs_reroll.type is OptionType.INTEGER
     assert (vs_reroll.min_value, vs_reroll.max_value) == (0, 100)
+    assert blind is not None and blind.type is OptionType.BOOLEAN

@@ -2,7 +2,8 @@
 
 docs/rules.md, "Rerolls in an opposed check": the request's side decides first, then the
 other side; only a side's roller (any GM for an NPC) may reroll or accept for it; what a
-side leaves unspent carries into a tied round.
+side leaves unspent carries into a tied round; a player named as the other side of a GM's
+blind roll may not be given rerolls.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ import json
 import re
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide
 from diceledger.infra.bootstrap import in_memory
 from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.rolls import Links, ShownRoll, roll_message
-from tests.discord.conftest import ANN, BOB, EVE, MIRA, DiscordTable, User
+from tests.discord.conftest import ANN, BOB, EVE, MIRA, DiscordTable, User, build_table
 from tests.discord.test_table import (
+    EPHEMERAL,
     buttons,
     content,
     event_types,
@@ -130,6 +134,77 @@ def test_a_button_of_a_turn_that_has_passed_is_refused(
     assert "has moved on since this button was shown" in refused(discord_table, again)
     assert discord_table.events() == before
     assert parse_custom_id(accept).turn is not None
+
+
+def test_a_gms_blind_opposed_check_is_decided_by_the_gm_alone(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    rolled = discord_table.discord.run(
+        MIRA, "opposed", expression="1d20+3", vs="goblin", vs_expression="1d20+1", reroll=1,
+        vs_reroll=1, blind=True, label="the ambush",
+    )  # fmt: skip
+    assert rolled["data"]["flags"] == EPHEMERAL  # the dice, and the buttons, to the GM only
+    text = content(rolled)
+    assert "· (the ambush) · blind\n" in text and "awaiting **mira**'s rerolls" in text
+    (notice,) = discord_table.webhooks.messages()
+    assert notice["content"] == "**#1** · the GM rolled blind" and "flags" not in notice
+    before = discord_table.events()
+    answer = click(discord_table, ANN, buttons(rolled)["Accept (mira)"])
+    assert "no roll 1 in session" in refused(discord_table, answer)  # hidden from players
+    assert discord_table.events() == before
+    accepted = click(discord_table, MIRA, buttons(rolled)["Accept (mira)"])
+    assert accepted["type"] == 7 and "awaiting **goblin**'s rerolls" in content(accepted)
+    done = click(discord_table, MIRA, reroll_button(accepted, "goblin"))  # a GM's, for an NPC
+    assert re.search(r"\*\*(mira|goblin) wins\*\*", content(done))
+    history = content(discord_table.discord.run(ANN, "history"))
+    assert "**#1** · the GM rolled blind" in history and "ambush" not in history
+    assert len(discord_table.webhooks.messages()) == 1  # the buttons post no second notice
+
+
+def test_a_player_on_the_other_side_of_a_blind_check_gets_no_rerolls(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    before = discord_table.events()
+    answer = discord_table.discord.run(
+        MIRA, "opposed", expression="1d20", vs="ann", vs_expression="1d20", vs_reroll=1,
+        blind=True,
+    )  # fmt: skip
+    assert "ann cannot reroll in a blind roll they cannot see" in refused(discord_table, answer)
+    answer = discord_table.discord.run(
+        ANN, "opposed", expression="1d20", vs="bob", vs_expression="1d20", blind=True
+    )
+    assert "only a GM" in refused(discord_table, answer)
+    assert discord_table.events() == before and discord_table.webhooks.calls == []
+    rolled = discord_table.discord.run(
+        MIRA, "opposed", expression="1d20", vs="ann", vs_expression="1d20", reroll=1, blind=True
+    )  # the GM's own side may hold rerolls: the GM sees the roll
+    assert "awaiting **mira**'s rerolls" in content(rolled)
+    assert "ann's rerolls" not in content(rolled)
+
+
+def test_a_deferred_blind_opposed_check_waits_privately(
+    discord_table: DiscordTable, seated: str, signing_key: Ed25519PrivateKey
+) -> None:
+    table = build_table(discord_table.url, signing_key, defer_after=0)
+    try:
+        with table.client:
+            command = table.discord.command(
+                MIRA, "opposed", expression="1d20", vs="goblin", vs_expression="1d20",
+                reroll=1, blind=True,
+            )  # fmt: skip
+            status, waiting = table.discord.deliver(command)
+            assert (status, waiting) == (200, {"type": 5, "data": {"flags": EPHEMERAL}})
+            method, _, message = table.webhooks.calls[-2]  # the answer, then the notice
+            assert method == "PATCH" and message is not None
+            assert "awaiting **mira**'s rerolls" in message["content"]
+            assert table.webhooks.calls[-1][2] == {
+                "content": "**#1** · the GM rolled blind",
+                "allowed_mentions": {"parse": []},
+                "components": [],
+            }
+    finally:
+        table.services.app.close()
+        table.engine.dispose()
 
 
 def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> None:

@@ -107,18 +107,18 @@ class TableActions:
         """Roll an opposed check for the member (or, for a GM, whoever they name).
 
         Each side may hold rerolls; the message carries the buttons of the side on turn.
+        A GM's blind check is answered like ``/dl blind``.
         """
         seat = self._seat(interaction)
         command = options.opposed_request(interaction, seat)
-        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+        result = self._app.request_roll(seat.member, seat.session_id, command)
+        return self._blind(result) if command.blind else Reply(self._shown(result))
 
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
         seat = self._seat(interaction)
         command = options.roll_request(interaction, seat, options.blind_kind(interaction), True)
-        result = self._app.request_roll(seat.member, seat.session_id, command)
-        notice = Message(blind_notice(result.roll.roll_id))
-        return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
+        return self._blind(self._app.request_roll(seat.member, seat.session_id, command))
 
     def reveal(self, interaction: Interaction) -> Reply:
         """Show a blind roll to the channel (GM)."""
@@ -187,6 +187,10 @@ class TableActions:
         )
         return roll_message(shown, self._links, ephemeral)
 
+    def _blind(self, result: RollResult) -> Reply:
+        notice = Message(blind_notice(result.roll.roll_id))
+        return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
+
     def _require_turn(self, seat: Seat, pressed: Pressed) -> None:
         """Refuse a button of an opposed check whose turn has passed.
 
@@ -227,3 +231,9 @@ def _roll_id(interaction: Interaction) -> int:
     if roll_id is None:
         raise InvalidInputError("name the roll by its number")
     return roll_id
+
+
+def private_answer(interaction: Interaction) -> bool:
+    """Tell whether only the asker sees the answer, before it is computed."""
+    blind_opposed = interaction.subcommand == "opposed" and interaction.flag("blind")
+    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed

@@ -139,6 +139,7 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
         opponent_rerolls=interaction.number("vs_reroll") or 0,
+        blind=interaction.flag("blind"),
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
         salt=_salt(interaction, seat),
