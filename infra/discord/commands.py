@@ -155,7 +155,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED,
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
-        LABEL, FOR,
+        REROLL, SCOPE, _number("vs_reroll", "Their rerolls on this check", 0, 100),
+        _flag("blind", "GM: hidden until revealed"), LABEL, FOR,
     )),
     Subcommand("blind", "GM: roll hidden from players until revealed", (
         EXPRESSION,

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from diceledger.domain.json import JsonObject, JsonValue
-from diceledger.infra.discord.commands import SUBCOMMANDS, definitions
+from diceledger.infra.discord.commands import SUBCOMMANDS, OptionType, definitions, subcommand
 from diceledger.web.discord.actions import ACTIONS, PRIVATE_ANSWERS, SECRET_ANSWERS
 
 NAME = re.compile(r"^[-_a-z0-9]{1,32}$")  # lowercase, as Discord requires of slash commands
@@ -53,3 +53,14 @@ def test_every_subcommand_has_an_action_and_no_action_lacks_a_subcommand() -> No
     names = {s.name for s in SUBCOMMANDS}
     assert names == set(ACTIONS)
     assert SECRET_ANSWERS <= PRIVATE_ANSWERS <= names
+
+
+def test_an_opposed_check_names_its_reroll_options_as_a_check_does() -> None:
+    check, opposed = subcommand("check"), subcommand("opposed")
+    assert check is not None and opposed is not None
+    for name in ("reroll", "scope"):  # the request's side: the same options as /dl check
+        assert opposed.option(name) == check.option(name)
+    vs_reroll, blind = opposed.option("vs_reroll"), opposed.option("blind")
+    assert vs_reroll is not None and vs_reroll.type is OptionType.INTEGER
+    assert (vs_reroll.min_value, vs_reroll.max_value) == (0, 100)
+    assert blind is not None and blind.type is OptionType.BOOLEAN

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from diceledger.domain.dice.request import RollKind
-from diceledger.domain.errors import InvalidInputError, NotFoundError
+from diceledger.domain.errors import CommandRefusedError, InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.app.access import DEFAULT_INVITE_TTL
 from diceledger.infra.app.application import Application
@@ -21,19 +21,12 @@ from diceledger.infra.app.discord import DiscordTables, Seat
 from diceledger.infra.app.odds import odds_of
 from diceledger.infra.app.results import RollResult
 from diceledger.web.discord import options, texts
+from diceledger.web.discord.buttons import Pressed, parse_custom_id, turn_of
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Message, Reply
-from diceledger.web.discord.rolls import (
-    ACCEPT_PREFIX,
-    REROLL_PREFIX,
-    Links,
-    ShownRoll,
-    blind_notice,
-    roll_message,
-)
+from diceledger.web.discord.rolls import Links, ShownRoll, blind_notice, roll_message
 
 DEFAULT_HISTORY = 5
-ID_DIGITS = 16  # a roll number or a die index in a button's custom id
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
 SECRET_ANSWERS = frozenset({"invite"})
 # Answers only their asker sees, known before they are computed (a deferred reply says so).
@@ -111,18 +104,21 @@ class TableActions:
         return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
 
     def opposed(self, interaction: Interaction) -> Reply:
-        """Roll an opposed check for the member (or, for a GM, whoever they name)."""
+        """Roll an opposed check for the member (or, for a GM, whoever they name).
+
+        Each side may hold rerolls; the message carries the buttons of the side on turn.
+        A GM's blind check is answered like ``/dl blind``.
+        """
         seat = self._seat(interaction)
         command = options.opposed_request(interaction, seat)
-        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+        result = self._app.request_roll(seat.member, seat.session_id, command)
+        return self._blind(result) if command.blind else Reply(self._shown(result))
 
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
         seat = self._seat(interaction)
         command = options.roll_request(interaction, seat, options.blind_kind(interaction), True)
-        result = self._app.request_roll(seat.member, seat.session_id, command)
-        notice = Message(blind_notice(result.roll.roll_id))
-        return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
+        return self._blind(self._app.request_roll(seat.member, seat.session_id, command))
 
     def reveal(self, interaction: Interaction) -> Reply:
         """Show a blind roll to the channel (GM)."""
@@ -138,14 +134,21 @@ class TableActions:
         return Reply(Message(texts.dispute_text(result)))
 
     def button(self, interaction: Interaction) -> Reply:
-        """Reroll one die, or accept, from the buttons of a roll (its roller only)."""
-        kind, session_id, roll_id, die = parse_custom_id(interaction.custom_id)
-        seat = self._tables.seat_in(session_id, interaction.channel_id, interaction.user.user_id)
-        if kind == REROLL_PREFIX and die is not None:
-            command = cmd.Reroll(roll_id, (die,))
+        """Reroll one die, or accept, from the buttons of a roll (whoever decides it only).
+
+        Of an opposed check, the side whose turn it is; the application refuses anyone
+        else, as it refuses anyone but the roller of a single roll.
+        """
+        pressed = parse_custom_id(interaction.custom_id)
+        user_id = interaction.user.user_id
+        seat = self._tables.seat_in(pressed.session_id, interaction.channel_id, user_id)
+        if pressed.turn is not None:
+            self._require_turn(seat, pressed)
+        if pressed.die is not None:
+            command = cmd.Reroll(pressed.roll_id, (pressed.die,))
             result = self._app.reroll(seat.member, seat.session_id, command)
         else:
-            result = self._app.accept(seat.member, seat.session_id, roll_id)
+            result = self._app.accept(seat.member, seat.session_id, pressed.roll_id)
         return Reply(self._shown(result), update=True)  # the message keeps who may see it
 
     # -- reads -------------------------------------------------------------------------------
@@ -176,9 +179,32 @@ class TableActions:
 
     def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
         shown = ShownRoll(
-            result.session_id, result.roll, result.rerolls_left, result.reroll_scope.value
+            result.session_id,
+            result.roll,
+            result.rerolls_left,
+            result.reroll_scope.value,
+            result.waiting_for,
         )
         return roll_message(shown, self._links, ephemeral)
+
+    def _blind(self, result: RollResult) -> Reply:
+        notice = Message(blind_notice(result.roll.roll_id))
+        return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
+
+    def _require_turn(self, seat: Seat, pressed: Pressed) -> None:
+        """Refuse a button of an opposed check whose turn has passed.
+
+        The application rerolls or accepts for whichever side is on turn now; obeying a
+        button shown for an earlier turn would act on another side's or round's dice. (Two
+        clicks at the same instant may still both pass this look; each is then decided
+        by the application on its own.)
+        """
+        now = self._app.roll(seat.member, seat.session_id, pressed.roll_id)
+        if turn_of(now.roll, now.waiting_for) != pressed.turn:
+            raise CommandRefusedError(
+                f"roll {pressed.roll_id} has moved on since this button was shown; "
+                "use the buttons it shows now"
+            )
 
 
 # Each subcommand of `/dl` and the action that answers it.
@@ -207,14 +233,7 @@ def _roll_id(interaction: Interaction) -> int:
     return roll_id
 
 
-def parse_custom_id(custom_id: str) -> tuple[str, str, int, int | None]:
-    """Return (kind, session, roll, die) of a button diceledger made, or refuse it."""
-    parts = custom_id.split(":")
-    kind = ":".join(parts[:2])
-    numbers = parts[3:]
-    expected = {REROLL_PREFIX: 2, ACCEPT_PREFIX: 1}.get(kind)
-    numeric = all(n.isascii() and n.isdigit() and len(n) <= ID_DIGITS for n in numbers)
-    if expected is None or len(numbers) != expected or not numeric:
-        raise NotFoundError("this button is not one of diceledger's")
-    die = int(numbers[1]) if kind == REROLL_PREFIX else None
-    return kind, parts[2], int(numbers[0]), die
+def private_answer(interaction: Interaction) -> bool:
+    """Tell whether only the asker sees the answer, before it is computed."""
+    blind_opposed = interaction.subcommand == "opposed" and interaction.flag("blind")
+    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed

@@ -28,9 +28,9 @@ from diceledger.infra.app.idempotency import Answer, IdempotentRequests
 from diceledger.infra.discord.api import DiscordApi
 from diceledger.web.discord.actions import (
     DICE_ANSWERS,
-    PRIVATE_ANSWERS,
     SECRET_ANSWERS,
     TableActions,
+    private_answer,
 )
 from diceledger.web.discord.markdown import clip, escape
 from diceledger.web.discord.payload import Interaction, InteractionType
@@ -83,7 +83,7 @@ class Answerer:
                 outcome = work.result()
                 follow = BackgroundTask(self._follow_up, interaction, outcome)
                 return JSONResponse(outcome.reply.response(), background=follow)
-        waiting = deferred(_private(interaction), _is_button(interaction))
+        waiting = deferred(private_answer(interaction), _is_button(interaction))
         later = BackgroundTask(self._finish_deferred, interaction, work)
         return JSONResponse(waiting, background=later)
 
@@ -139,7 +139,7 @@ class Answerer:
         try:
             if _is_button(interaction) and not reply.update:
                 self._api.follow_up(handle, message.as_json())  # a refusal, to the clicker
-            elif message.ephemeral and not _private(interaction):
+            elif message.ephemeral and not private_answer(interaction):
                 # The wait was shown to everyone; the answer is for the asker alone.
                 self._api.delete_original(handle)
                 self._api.follow_up(handle, message.as_json())
@@ -165,10 +165,6 @@ class Answerer:
 def refusal(error: DiceledgerError) -> Reply:
     """Return the private reply that words a refusal (its text may quote what was typed)."""
     return private(f"Nothing was done: {escape(clip(str(error), ERROR_TEXT))}")
-
-
-def _private(interaction: Interaction) -> bool:
-    return interaction.subcommand in PRIVATE_ANSWERS
 
 
 def _is_button(interaction: Interaction) -> bool:

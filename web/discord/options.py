@@ -76,7 +76,6 @@ def roll_request(
 ) -> cmd.RequestRoll:
     """Return the roll, check or save the options ask for."""
     is_check = kind in (RollKind.CHECK, RollKind.SAVE)
-    scope = interaction.text("scope") or RerollScope.EFFECT.value
     return cmd.RequestRoll(
         kind=kind,
         expression=interaction.text("expression") or "",
@@ -88,12 +87,20 @@ def roll_request(
         target=target(interaction, required=is_check),
         against=interaction.text("against"),
         rerolls=interaction.number("reroll") or 0,
-        reroll_scope=RerollScope(scope),
+        reroll_scope=_scope(interaction),
         blind=blind,
         on_behalf_of=interaction.text("for"),
         label=_label(interaction.text("label") or ""),
         salt=_salt(interaction, seat),
     )
+
+
+def _scope(interaction: Interaction) -> RerollScope:
+    text = interaction.text("scope") or RerollScope.EFFECT.value
+    try:
+        return RerollScope(text)
+    except ValueError:
+        raise InvalidInputError(f"a reroll scope is effect or damage, not '{text}'") from None
 
 
 def blind_kind(interaction: Interaction) -> RollKind:
@@ -129,6 +136,10 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         side,
         opponent,
         median=interaction.flag("median"),
+        rerolls=interaction.number("reroll") or 0,
+        reroll_scope=_scope(interaction),
+        opponent_rerolls=interaction.number("vs_reroll") or 0,
+        blind=interaction.flag("blind"),
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
         salt=_salt(interaction, seat),

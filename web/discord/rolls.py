@@ -3,7 +3,8 @@
 Counted dice are **bold**, dice that do not count ~~struck~~ (the dropped dice of
 advantage, a rerolled die's old face), explosion chains read ``6!6!4``, then the
 modifiers, Eased and Hindered, the total and the outcome; a roll awaiting rerolls carries
-one button per live die and an accept button. A long roll is cut between dice, never
+one button per live die and an accept button (an opposed check: the dice of the side whose
+turn it is, and the message names that side). A long roll is cut between dice, never
 inside one, and always keeps its total. Links go to the roll on the web table and to its
 receipt when the server knows its public URL.
 """
@@ -16,8 +17,9 @@ from urllib.parse import quote
 from diceledger.domain.dice.engine import Die, RollState
 from diceledger.domain.dice.render import render_roll
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import replay_rounds, replay_state
+from diceledger.domain.session.rolls import replay_rounds, replay_side, replay_state
 from diceledger.domain.session.state import AWAITING, Roll
+from diceledger.web.discord.buttons import Pressed, turn_of
 from diceledger.web.discord.markdown import (
     ELLIPSIS,
     clip,
@@ -40,8 +42,7 @@ from diceledger.web.discord.replies import (
 NAME = 60  # characters of a name shown in a roll's heading
 TEXT = 120  # characters of a label, an origin or a reason shown
 ROUNDS_SHOWN = 10  # rounds of an opposed check shown in full
-REROLL_PREFIX = "dl:reroll"
-ACCEPT_PREFIX = "dl:accept"
+BUTTON_NAME = 30  # characters of a side's name on a button
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +76,13 @@ class Links:
 
 @dataclass(frozen=True, slots=True)
 class ShownRoll:
-    """A roll to show, with its action's rerolls left and their scope."""
+    """A roll to show, with the rerolls left to whoever it waits for, and their scope."""
 
     session_id: str
     roll: Roll
     rerolls_left: int
     scope: str
+    waiting_for: str | None = None  # an opposed check's side whose turn it is, by name
 
 
 def roll_message(shown: ShownRoll, links: Links, ephemeral: bool = False) -> Message:
@@ -159,11 +161,26 @@ def _sources(request: ev.RollRequested) -> str:
         parts.append("disadvantage " + _amounts(side.disadvantage))
     if request.median:
         parts.append("median")
-    if request.rerolls_granted:
+    if request.opponent is not None:
+        parts += _opposed_allowances(request)
+    elif request.rerolls_granted:
         parts.append(f"rerolls {request.rerolls_granted} ({request.reroll_scope})")
     if not request.exploding:
         parts.append("no explosions")
     return clip(" · ".join(parts), MAX_CONTENT // 4)
+
+
+def _opposed_allowances(request: ev.RollRequested) -> list[str]:
+    assert request.opponent is not None
+    granted = (
+        (request.side.name, request.rerolls_granted, f" ({request.reroll_scope})"),
+        (request.opponent.name, request.opponent_rerolls_granted or 0, ""),
+    )
+    return [
+        f"{escape(clip(name, NAME))}'s rerolls {count}{scope}"
+        for name, count, scope in granted
+        if count
+    ]
 
 
 def _outcome(shown: ShownRoll) -> str:
@@ -171,6 +188,12 @@ def _outcome(shown: ShownRoll) -> str:
     resolution = roll.resolution
     if roll.voided:
         verdict = "**void**: a GM voided it after a dispute"
+    elif roll.status == AWAITING and shown.waiting_for is not None:
+        verdict = (
+            f"awaiting **{escape(clip(shown.waiting_for, NAME))}**'s rerolls: "
+            f"{shown.rerolls_left} left ({shown.scope}); pick one of their dice to reroll, "
+            "or accept"
+        )
     elif roll.status == AWAITING:
         verdict = (
             f"awaiting rerolls: {shown.rerolls_left} left ({shown.scope}); "
@@ -204,7 +227,10 @@ def _dice_lines(roll: Roll, room: int) -> list[str]:
     second_name = escape(clip(request.opponent.name, NAME))
     lines = []
     for number, (first, second) in enumerate(shown, start=1):
-        head, tie = f"round {number}: ", " · tie" if first.total == second.total else ""
+        # The round still being played is not compared yet: a side may reroll.
+        compared = roll.resolution is not None or number < len(rounds)
+        tied = compared and first.total == second.total
+        head, tie = f"round {number}: ", " · tie" if tied else ""
         fixed = len(head) + len(first_name) + len(second_name) + len(" ") * 2 + len(" · ")
         half = (each - fixed - len(tie)) // 2
         left = f"{first_name} {_single_line(first, half)}"
@@ -240,6 +266,8 @@ def _opposed_summary(roll: Roll) -> str:
     )
     if isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
         text += f": {escape(clip(resolution.winner, NAME))} wins"
+    elif roll.status == AWAITING:
+        text += " (awaiting rerolls)"
     return text
 
 
@@ -248,15 +276,24 @@ def _opposed_summary(roll: Roll) -> str:
 
 def _buttons(shown: ShownRoll) -> tuple[tuple[Button, ...], ...]:
     roll = shown.roll
-    if roll.status != AWAITING or roll.request.opponent is not None:
+    if roll.status != AWAITING:
         return ()
-    accept = Button("Accept", accept_id(shown.session_id, roll.roll_id), ButtonStyle.SUCCESS)
-    state = replay_state(roll)
+    if roll.request.opponent is None:
+        accept, owner, state = Pressed(shown.session_id, roll.roll_id), "", replay_state(roll)
+    else:
+        turn = turn_of(roll, shown.waiting_for)
+        if turn is None or shown.waiting_for is None:
+            return ()
+        accept = Pressed(shown.session_id, roll.roll_id, turn=turn)
+        owner = clip(shown.waiting_for, BUTTON_NAME)  # whose dice: named on the buttons
+        state = replay_side(roll, turn.side, turn.round)
     live = [state.dice[index] for index in state.live]
     # One button is Accept; the rest go to the live dice with the lowest faces, in order.
     room = MAX_ROWS * MAX_BUTTONS_PER_ROW - 1
     chosen = sorted(sorted(live, key=lambda die: die.face)[:room], key=lambda die: die.index)
-    buttons = [accept] + [_reroll_button(shown.session_id, roll.roll_id, die) for die in chosen]
+    label = f"Accept ({owner})" if owner else "Accept"
+    buttons = [Button(label, accept.custom_id, ButtonStyle.SUCCESS)]
+    buttons += [_reroll_button(accept, die, owner) for die in chosen]
     if any(len(button.custom_id) > MAX_CUSTOM_ID for button in buttons):
         return ()  # an imported session with a very long id: reroll on the web table
     return tuple(
@@ -265,11 +302,8 @@ def _buttons(shown: ShownRoll) -> tuple[tuple[Button, ...], ...]:
     )
 
 
-def _reroll_button(session_id: str, roll_id: int, die: Die) -> Button:
-    label = f"Reroll d{die.sides} #{die.index} ({die.face})"
-    return Button(label, f"{REROLL_PREFIX}:{session_id}:{roll_id}:{die.index}")
-
-
-def accept_id(session_id: str, roll_id: int) -> str:
-    """Return the custom id of a roll's accept button."""
-    return f"{ACCEPT_PREFIX}:{session_id}:{roll_id}"
+def _reroll_button(accept: Pressed, die: Die, owner: str) -> Button:
+    whose = f"{owner}'s " if owner else ""
+    label = f"Reroll {whose}d{die.sides} #{die.index} ({die.face})"
+    pressed = Pressed(accept.session_id, accept.roll_id, die.index, accept.turn)
+    return Button(label, pressed.custom_id)

@@ -1,0 +1,78 @@
+"""The custom ids of a roll's buttons: which roll, which die (none for accept), which turn.
+
+A single roll's buttons read ``dl:reroll:{session}:{roll}:{die}`` and
+``dl:accept:{session}:{roll}``. An opposed check's add ``:{side}:{round}``, the turn they
+were shown for. The application rerolls or accepts for whichever side's turn it is (die
+indexes count within that side and round), so a button whose turn has passed must be
+refused rather than obeyed: a GM who decides both sides, or a click that lands after a
+tie, would otherwise act on the other side's dice or the next round's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from diceledger.domain.errors import NotFoundError
+from diceledger.domain.session.rolls import rounds_of
+from diceledger.domain.session.state import Roll
+
+REROLL_PREFIX = "dl:reroll"
+ACCEPT_PREFIX = "dl:accept"
+ID_DIGITS = 16  # a roll number, a die index or a round in a button's custom id
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One side's turn in one round of an opposed check (side 0 is the request's)."""
+
+    side: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pressed:
+    """What a button asks for: a reroll of ``die``, or (``die`` None) an accept."""
+
+    session_id: str
+    roll_id: int
+    die: int | None = None
+    turn: Turn | None = None  # of an opposed check: the turn the button was shown for
+
+    @property
+    def custom_id(self) -> str:
+        """Return the id Discord sends back when the button is clicked."""
+        prefix = ACCEPT_PREFIX if self.die is None else REROLL_PREFIX
+        parts = [prefix, self.session_id, str(self.roll_id)]
+        if self.die is not None:
+            parts.append(str(self.die))
+        if self.turn is not None:
+            parts += [str(self.turn.side), str(self.turn.round)]
+        return ":".join(parts)
+
+
+def parse_custom_id(custom_id: str) -> Pressed:
+    """Return what a button diceledger made asks for, or refuse any other id."""
+    parts = custom_id.split(":")
+    kind, numbers = ":".join(parts[:2]), parts[3:]
+    plain = {REROLL_PREFIX: 2, ACCEPT_PREFIX: 1}.get(kind)
+    numeric = all(n.isascii() and n.isdigit() and len(n) <= ID_DIGITS for n in numbers)
+    if plain is None or len(numbers) not in (plain, plain + 2) or not numeric:
+        raise NotFoundError("this button is not one of diceledger's")
+    values = [int(n) for n in numbers]
+    turn = None
+    if len(values) > plain:
+        side, round_ = values[plain:]
+        if side not in (0, 1) or round_ < 1:
+            raise NotFoundError("this button is not one of diceledger's")
+        turn = Turn(side, round_)
+    die = values[1] if kind == REROLL_PREFIX else None
+    return Pressed(parts[2], values[0], die, turn)
+
+
+def turn_of(roll: Roll, waiting_for: str | None) -> Turn | None:
+    """Return the turn an opposed check waits for, given the side's name; None if none."""
+    request = roll.request
+    if request.opponent is None or waiting_for is None or roll.resolution is not None:
+        return None
+    side = 0 if waiting_for == request.side.name else 1  # the two sides' names differ
+    return Turn(side, rounds_of(roll))
