@@ -19,11 +19,14 @@ import anyio
 import pytest
 
 from diceledger.domain.projections.timeline import HIDDEN_EVENT
+from diceledger.web.security import FORM_FIELD
 from tests.api.conftest import Api
 from tests.api.page_calls import (
     PAGE_ERROR_TYPE,
     PageAnswer,
+    browser,
     call_page,
+    form_token,
     hidden_roll_shown,
     page_path,
 )
@@ -418,3 +421,65 @@ def test_a_player_may_export_once_every_blind_roll_is_revealed(api: Api) -> None
     revealed = api.post(f"/api/v1/sessions/{scene.sid}/rolls/{scene.blind_roll}/reveal", scene.gm)
     assert revealed.status_code == 200
     assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 200
+
+
+def _sign_in_code(scene: Scene, token: str | None) -> str:
+    made = scene.api.post(f"/api/v1/sessions/{scene.sid}/sign-in-codes", token)
+    assert made.status_code == 201, made.text
+    code: str = made.json()["sign_in_path"].removeprefix("/sign-in/")
+    return code
+
+
+def _used(scene: Scene, kind: str) -> str:
+    """Return a code of ``kind`` its browser has already redeemed."""
+    if kind == "invite":
+        code, form = scene.invite(), {"name": f"first-{scene.number()}"}
+    else:
+        code, form = _sign_in_code(scene, scene.tokens[Caller.PLAYER]), {}
+    client = browser(scene, Caller.NO_TOKEN)
+    path = f"/{'join' if kind == 'invite' else 'sign-in'}/{code}"
+    token = form_token(client.get(path).text)
+    assert client.post(path, data={FORM_FIELD: token, **form}).status_code == 303
+    return code
+
+
+def _revoked_members_code(scene: Scene) -> str:
+    """Return a sign-in code its member made before the GM revoked them."""
+    name = scene.new_player()
+    code = _sign_in_code(scene, scene.minted[-1])
+    revoked = scene.api.post(f"/api/v1/sessions/{scene.sid}/members/{name}/revoke", scene.gm)
+    assert revoked.status_code == 200, revoked.text
+    return code
+
+
+BOTH = ("/join/{code}", "/sign-in/{code}")
+UNUSABLE_CODES: dict[str, tuple[tuple[str, ...], Callable[[Scene], str]]] = {
+    "unknown invite": (BOTH, lambda s: "dli_" + "A" * 22),
+    "unknown sign-in code": (BOTH, lambda s: "dls_" + "A" * 43),
+    "not a code": (BOTH, lambda s: "not-a-code"),
+    "used invite": (BOTH, lambda s: _used(s, "invite")),
+    "spent sign-in code": (BOTH, lambda s: _used(s, "sign-in")),
+    "live invite": (("/sign-in/{code}",), lambda s: s.invite()),
+    "live sign-in code": (("/join/{code}",), lambda s: _sign_in_code(s, s.gm)),
+    "revoked member's sign-in code": (("/sign-in/{code}",), _revoked_members_code),
+}
+
+
+@pytest.mark.parametrize(
+    ("page", "kind"),
+    [(page, kind) for kind, (pages, _) in UNUSABLE_CODES.items() for page in pages],
+)
+def test_a_code_page_refuses_an_unusable_code_and_changes_nothing(
+    api: Api, page: str, kind: str
+) -> None:
+    """An invite holder is only the holder of a live code of the kind the page asks for."""
+    scene = build_scene(api)
+    path = page.format(code=UNUSABLE_CODES[kind][1](scene))
+    client = browser(scene, Caller.NO_TOKEN)
+    token = form_token(client.get("/").text)  # this browser's own form token: no forgery
+    before = snapshot(api)
+    shown = client.get(path)
+    posted = client.post(path, data={FORM_FIELD: token, "name": f"intruder-{scene.number()}"})
+    answers = [(a.status_code, a.headers["content-type"].split(";")[0]) for a in (shown, posted)]
+    assert answers == [(403, PAGE_ERROR_TYPE)] * 2, (shown.text[:300], posted.text[:300])
+    assert snapshot(api) == before
