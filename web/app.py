@@ -48,9 +48,9 @@ from diceledger.web.static_files import STATIC_DIR
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
 ERROR_LOG = logging.getLogger("diceledger.error")
-# A token or an invite code someone put in a path (an invite link opened on the API's
-# host, say): the log keeps its kind, never the secret.
-SECRET_IN_PATH = re.compile(r"\b(dl[it]_)[A-Za-z0-9_-]+")
+# A token, an invite code or a sign-in code in a path (every /join/ and /sign-in/ page
+# holds one): the log keeps its kind, never the secret.
+SECRET_IN_PATH = re.compile(r"\b(dl[its]_)[A-Za-z0-9_-]+")
 
 
 def build_app(services: WebServices) -> FastAPI:

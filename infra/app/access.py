@@ -29,7 +29,7 @@ from diceledger.infra.access.secrets import (
     new_token,
     secret_hash,
 )
-from diceledger.infra.access.store import AccessStore
+from diceledger.infra.access.store import AccessStore, InviteRecord
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.idempotency import Answer, IdempotentRequests
 from diceledger.infra.app.results import MemberResult, SessionStartedResult
@@ -39,6 +39,7 @@ DEFAULT_INVITE_TTL = timedelta(hours=24)
 MAX_INVITE_TTL = timedelta(days=7)
 SIGN_IN_TTL = timedelta(hours=24)
 UNUSABLE_CODE = "the invite code is unknown, used or expired"
+UNUSABLE_SIGN_IN = "the sign-in code is unknown, used or expired"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,18 +145,35 @@ class AccessService:
         return Invite(credential.session_id, code, expires)
 
     def invite_session(self, code: str) -> str:
-        """Return the session a live invite or sign-in code opens, or refuse the code.
+        """Return the session a live invite opens, or refuse the code.
 
         The code alone names its session (its hash is the key), so a link need carry
-        nothing else.
+        nothing else. A sign-in code is no invite: it opens no join form.
         """
-        kind = INVITE_PREFIX if code.startswith(INVITE_PREFIX) else SIGN_IN_PREFIX
-        found = None
-        if looks_like(code, kind):
-            found = self._store.invite_session(secret_hash(code), self._clock())
+        found = self._live_code(code, INVITE_PREFIX)
         if found is None:
             raise PermissionDeniedError(UNUSABLE_CODE)
         return found.session_id
+
+    def sign_in_session(self, code: str) -> str:
+        """Return the session a live sign-in code signs in to, or refuse the code."""
+        found = self._live_code(code, SIGN_IN_PREFIX)
+        if found is None:
+            raise PermissionDeniedError(UNUSABLE_SIGN_IN)
+        return found.session_id
+
+    def _live_code(self, code: str, kind: str) -> InviteRecord | None:
+        """Return the record of an unspent, unexpired code of ``kind``, or None.
+
+        A sign-in code dies with its maker's tokens: a member the GM revoked must not
+        come back through a code they made while they still could.
+        """
+        if not looks_like(code, kind):
+            return None
+        found = self._store.invite_session(secret_hash(code), self._clock())
+        if found is None or kind != SIGN_IN_PREFIX:
+            return found
+        return None if self._store.was_revoked(found.session_id, found.created_by) else found
 
     def sign_in_code(self, credential: Credential, ttl: timedelta = SIGN_IN_TTL) -> Invite:
         """Create a single-use code that signs the credential's member in on another browser.
@@ -177,13 +195,11 @@ class AccessService:
 
     def sign_in(self, code: str) -> Joined:
         """Redeem a sign-in code: a fresh token for the member who made it."""
-        found = None
-        if looks_like(code, SIGN_IN_PREFIX):
-            found = self._store.invite_session(secret_hash(code), self._clock())
+        found = self._live_code(code, SIGN_IN_PREFIX)
         if found is None or not self._store.claim_invite(
             secret_hash(code), found.session_id, found.created_by, self._clock()
         ):
-            raise PermissionDeniedError("the sign-in code is unknown, used or expired")
+            raise PermissionDeniedError(UNUSABLE_SIGN_IN)
         session_id, name = found.session_id, found.created_by
         role = self._app.members(session_id)[name]
         return Joined(session_id, name, role, self._issue(session_id, name))

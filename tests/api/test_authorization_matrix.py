@@ -4,6 +4,8 @@ The routes and who may call them come from the documentation's own table (route_
 so a route added without a row, or a row that promises more than the code does, fails
 here. Every answer is also searched for what no caller may receive: a token, a seed not yet
 revealed, another session's data, and (for players) a hidden blind roll's details.
+The pages are called as a browser calls them (page_calls.py): by cookie, forms with their
+form token, refusals as HTML pages with the status the API would answer.
 """
 
 from __future__ import annotations
@@ -17,9 +19,19 @@ import anyio
 import pytest
 
 from diceledger.domain.projections.timeline import HIDDEN_EVENT
+from diceledger.web.security import FORM_FIELD
 from tests.api.conftest import Api
+from tests.api.page_calls import (
+    PAGE_ERROR_TYPE,
+    PageAnswer,
+    browser,
+    call_page,
+    form_token,
+    hidden_roll_shown,
+    page_path,
+)
 from tests.api.route_table import Row, Who, documented_routes, served_routes
-from tests.api.scene import CHECK, Caller, Scene, build_scene, snapshot
+from tests.api.scene import CHECK, NAMES, Caller, Scene, build_scene, snapshot
 
 ROWS = documented_routes()
 SESSION = "/api/v1/sessions/{session_id}"
@@ -29,8 +41,8 @@ EVENTS = ("GET", SESSION + "/events")
 # Documented routes still being built on another branch: allowed to be missing, and
 # checked like every other route once they are served.
 PENDING: set[str] = set()
-# The pages answer HTML and sign in by cookie with form tokens; tests/web/test_pages.py and
-# the browser tests drive their refusals. Here they are only held to be in the table.
+# The pages answer HTML and sign in by cookie with form tokens: they are called as a
+# browser calls them (tests/api/page_calls.py).
 PAGES = {
     row.route
     for row in documented_routes()
@@ -271,10 +283,97 @@ def check(scene: Scene, row: Row, caller: Caller) -> list[str]:
     return problems
 
 
+def check_page(scene: Scene, row: Row, caller: Caller) -> list[str]:
+    """Visit page ``row`` as ``caller``'s browser; return how the answer differs from the table.
+
+    The page's refusal has the status the API's would, as an HTML page; a page read, and
+    any refusal, changes nothing; a form signs the browser in and leads to the table.
+    """
+    refusal = expected(row, caller)
+    path = page_path(scene, row, caller)
+    before = snapshot(scene.api) if refusal is not None or row.method == "GET" else None
+    answer = call_page(scene, row, caller, path)
+    problems = [f"{caller}: {leak}" for leak in page_leaks(scene, row, caller, answer)]
+    if refusal is not None:
+        status, _ = refusal
+        if (answer.status, PAGE_ERROR_TYPE in answer.content_type) != (status, True):
+            problems.append(
+                f"{caller}: expected a {status} page, got {answer.status} "
+                f"{answer.content_type} {answer.text[:200]}"
+            )
+    elif row.method == "POST":
+        problems += form_signed_in(scene, row, caller, answer)
+    elif answer.status != 200:
+        problems.append(f"{caller}: expected the page, got {answer.status} {answer.text[:200]}")
+    elif row.path.startswith("/s/") and signed_in_as(NAMES[caller]) not in answer.text:
+        problems.append(f"{caller}: the page does not show {NAMES[caller]} signed in")
+    if before is not None:
+        problems += [f"{caller}: {change}" for change in changes(scene, before, "the visit")]
+    if row.method == "POST":
+        problems += forged_form_refused(scene, row, caller)
+    return problems
+
+
+def form_signed_in(scene: Scene, row: Row, caller: Caller, answer: PageAnswer) -> list[str]:
+    """Return how a form's answer differs from a 303 to the table, signed in by cookie."""
+    target = {"/new": answer.signed_in}.get(row.path, scene.sid)
+    if (answer.status, answer.location, answer.signed_in) != (303, f"/s/{target}", target):
+        return [f"{caller}: expected a 303 to /s/{target} with its cookie, got {answer}"]
+    who = signed_in_as(NAMES[actor(caller)]) if row.path == "/sign-in/{code}" else "Signed in as"
+    if who not in answer.landed:
+        return [f"{caller}: the form's redirect did not land on the table, {who}"]
+    return []
+
+
+def signed_in_as(name: str) -> str:
+    """Return how a session page names the member its cookie signed in."""
+    return f"Signed in as <strong>{name}</strong>"
+
+
+def forged_form_refused(scene: Scene, row: Row, caller: Caller) -> list[str]:
+    """Post the form as another site would (no form cookie): a 403 page, nothing changed."""
+    path = page_path(scene, row, caller)
+    before = snapshot(scene.api)
+    answer = call_page(scene, row, caller, path, forged=True)
+    problems = [f"{caller}: forged form: {leak}" for leak in page_leaks(scene, row, caller, answer)]
+    if (answer.status, PAGE_ERROR_TYPE in answer.content_type) != (403, True):
+        problems.append(f"{caller}: a forged form got {answer.status} {answer.text[:200]}")
+    return problems + [f"{caller}: {c}" for c in changes(scene, before, "the forged form")]
+
+
+def page_leaks(scene: Scene, row: Row, caller: Caller, answer: PageAnswer) -> list[str]:
+    """Return what a page, and the table its form led to, show someone who must not see it.
+
+    The table a form leads to is shown to whom the form signed in: a new player, the
+    member whose sign-in code it was, or the GM of a new session (a stranger here).
+    """
+    found = _html_leaks(scene, caller, answer.text, answer.headers)
+    if answer.landed:
+        viewer = actor(caller) if row.path == "/sign-in/{code}" else Caller.PLAYER
+        found += [
+            f"after the redirect: {leak}" for leak in _html_leaks(scene, viewer, answer.landed)
+        ]
+    return found
+
+
+def _html_leaks(scene: Scene, viewer: Caller, page: str, headers: str = "") -> list[str]:
+    found = leaks(scene, viewer, Answer(200, PAGE_ERROR_TYPE, page, headers))
+    return found + ([] if viewer.sees_blind_rolls else hidden_roll_shown(scene, page))
+
+
+def changes(scene: Scene, before: dict[str, list[str]], what: str) -> list[str]:
+    """Return the tables that changed since ``before``, if any."""
+    after = snapshot(scene.api)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    return [f"{what} changed {', '.join(changed)}"] if changed else []
+
+
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_every_caller_gets_what_the_route_table_promises(api: Api, row: Row) -> None:
     if row.route in PAGES:
-        pytest.skip(f"{row} is a page: tests/web/test_pages.py drives its refusals")
+        scene = build_scene(api)
+        assert [p for caller in Caller for p in check_page(scene, row, caller)] == []
+        return
     if row.route in PENDING and row.route not in served_routes(api.client.app.routes):
         pytest.skip(f"{row} is documented but not served on this branch yet")
     scene = build_scene(api)
@@ -322,3 +421,65 @@ def test_a_player_may_export_once_every_blind_roll_is_revealed(api: Api) -> None
     revealed = api.post(f"/api/v1/sessions/{scene.sid}/rolls/{scene.blind_roll}/reveal", scene.gm)
     assert revealed.status_code == 200
     assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 200
+
+
+def _sign_in_code(scene: Scene, token: str | None) -> str:
+    made = scene.api.post(f"/api/v1/sessions/{scene.sid}/sign-in-codes", token)
+    assert made.status_code == 201, made.text
+    code: str = made.json()["sign_in_path"].removeprefix("/sign-in/")
+    return code
+
+
+def _used(scene: Scene, kind: str) -> str:
+    """Return a code of ``kind`` its browser has already redeemed."""
+    if kind == "invite":
+        code, form = scene.invite(), {"name": f"first-{scene.number()}"}
+    else:
+        code, form = _sign_in_code(scene, scene.tokens[Caller.PLAYER]), {}
+    client = browser(scene, Caller.NO_TOKEN)
+    path = f"/{'join' if kind == 'invite' else 'sign-in'}/{code}"
+    token = form_token(client.get(path).text)
+    assert client.post(path, data={FORM_FIELD: token, **form}).status_code == 303
+    return code
+
+
+def _revoked_members_code(scene: Scene) -> str:
+    """Return a sign-in code its member made before the GM revoked them."""
+    name = scene.new_player()
+    code = _sign_in_code(scene, scene.minted[-1])
+    revoked = scene.api.post(f"/api/v1/sessions/{scene.sid}/members/{name}/revoke", scene.gm)
+    assert revoked.status_code == 200, revoked.text
+    return code
+
+
+BOTH = ("/join/{code}", "/sign-in/{code}")
+UNUSABLE_CODES: dict[str, tuple[tuple[str, ...], Callable[[Scene], str]]] = {
+    "unknown invite": (BOTH, lambda s: "dli_" + "A" * 22),
+    "unknown sign-in code": (BOTH, lambda s: "dls_" + "A" * 43),
+    "not a code": (BOTH, lambda s: "not-a-code"),
+    "used invite": (BOTH, lambda s: _used(s, "invite")),
+    "spent sign-in code": (BOTH, lambda s: _used(s, "sign-in")),
+    "live invite": (("/sign-in/{code}",), lambda s: s.invite()),
+    "live sign-in code": (("/join/{code}",), lambda s: _sign_in_code(s, s.gm)),
+    "revoked member's sign-in code": (("/sign-in/{code}",), _revoked_members_code),
+}
+
+
+@pytest.mark.parametrize(
+    ("page", "kind"),
+    [(page, kind) for kind, (pages, _) in UNUSABLE_CODES.items() for page in pages],
+)
+def test_a_code_page_refuses_an_unusable_code_and_changes_nothing(
+    api: Api, page: str, kind: str
+) -> None:
+    """An invite holder is only the holder of a live code of the kind the page asks for."""
+    scene = build_scene(api)
+    path = page.format(code=UNUSABLE_CODES[kind][1](scene))
+    client = browser(scene, Caller.NO_TOKEN)
+    token = form_token(client.get("/").text)  # this browser's own form token: no forgery
+    before = snapshot(api)
+    shown = client.get(path)
+    posted = client.post(path, data={FORM_FIELD: token, "name": f"intruder-{scene.number()}"})
+    answers = [(a.status_code, a.headers["content-type"].split(";")[0]) for a in (shown, posted)]
+    assert answers == [(403, PAGE_ERROR_TYPE)] * 2, (shown.text[:300], posted.text[:300])
+    assert snapshot(api) == before

@@ -288,6 +288,18 @@ def test_the_access_log_never_shows_a_secret_put_in_a_path(
     assert code not in logged and table.ann not in logged and table.gm not in logged
 
 
+def test_the_access_log_never_shows_a_sign_in_code_of_a_sign_in_page(
+    api: Api, table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    made = api.post(f"/api/v1/sessions/{table.sid}/sign-in-codes", table.ann).json()
+    path = made["sign_in_path"]
+    with caplog.at_level(logging.INFO, logger="diceledger.access"):
+        assert api.client.get(path).status_code == 200  # its confirmation page
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "GET /sign-in/dls_... 200" in logged
+    assert path.removeprefix("/sign-in/") not in logged
+
+
 def test_a_roll_says_how_its_total_is_made_up(api: Api, table: Table) -> None:
     body = {
         **CHECK,

@@ -97,7 +97,7 @@ def join(code: str, request: Request, fields: Fields, web: Services) -> Response
 @router.get("/sign-in/{code}")
 def sign_in_form(code: str, request: Request, web: Services) -> Response:
     """Ask to confirm a sign-in (a GET never spends the code: link previews fetch pages)."""
-    session_id = web.access.invite_session(code)
+    session_id = web.access.sign_in_session(code)
     context = {"code": code, "title": _session_title(web, session_id)}
     return _form_page(request, "sign_in.html", context)
 
