@@ -40,7 +40,8 @@ _NODES = sa.text(
 _SIGNED_ROWS = sa.text(
     "SELECT"
     " (SELECT count(*) FROM events"
-    "  WHERE stream_id = :stream_id AND stream_version <= :size) AS kept,"
+    "  WHERE stream_id = :stream_id AND stream_version BETWEEN 1 AND :size) AS kept,"
+    " (SELECT min(stream_version) FROM events WHERE stream_id = :stream_id) AS first,"
     " (SELECT hash FROM events"
     "  WHERE stream_id = :stream_id AND stream_version = :size) AS stored,"
     " (SELECT hash FROM merkle_nodes"
@@ -107,6 +108,12 @@ def check_signed_rows(connection: Connection, stream_id: str, size: int) -> str:
         _SIGNED_ROWS, {"stream_id": stream_id, "size": size, "leaf": size - 1}
     ).one()
     kept = int(row.kept or 0)
+    # Counted from version 1: a row moved below it must not stand in for a deleted one.
+    if row.first is not None and int(row.first) < 1:
+        raise LogTamperedError(
+            f"session '{stream_id}' holds a row at version {row.first}, which no append "
+            "writes; refusing to sign"
+        )
     if kept != size:
         raise LogTamperedError(
             f"session '{stream_id}' lost {size - kept} of the {size} events this "
