@@ -13,7 +13,6 @@ Run: .venv/bin/python bench/w3_floor.py [--quick] [--rounds N]
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 from benchlib.events import new_events
 from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
-from benchlib.sqlite_peers import DURABLE_PRAGMAS, NO_HASH, EventsourcingAppender
+from benchlib.sqlite_peers import DURABLE_PRAGMAS, EventsourcingAppender, insert_batch
 from benchlib.stats import median, median_ratio
 
 from diceledger.domain.records import NewEvent
@@ -42,10 +41,7 @@ LAYOUTS = {
     "no_autoincrement": "position INTEGER PRIMARY KEY, {columns},"
     " UNIQUE (stream_id, stream_version), UNIQUE (event_id)",
 }
-INSERT = (
-    "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,"
-    " data, meta, recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+RECORDED_AT = "2026-11-30 10:00:00.000000"
 BATCH = 1_000
 CHUNKS = 20
 
@@ -60,24 +56,7 @@ class LayoutAppender:
         self.connection.execute(f"CREATE TABLE events ({layout.format(columns=COLUMNS)})")
 
     def append(self, stream_id: str, events: Sequence[NewEvent], expected_version: int) -> None:
-        rows = [
-            (
-                event.event_id,
-                stream_id,
-                expected_version + offset,
-                event.event_type,
-                event.schema_version,
-                json.dumps(event.data, separators=(",", ":")),
-                json.dumps(event.meta, separators=(",", ":")),
-                "2026-11-30 10:00:00.000000",
-                NO_HASH,
-                NO_HASH,
-            )
-            for offset, event in enumerate(events, start=1)
-        ]
-        self.connection.execute("BEGIN IMMEDIATE")
-        self.connection.executemany(INSERT, rows)
-        self.connection.execute("COMMIT")
+        insert_batch(self.connection, stream_id, events, expected_version, RECORDED_AT)
 
     def close(self) -> None:
         self.connection.close()

@@ -32,6 +32,34 @@ INSERT = (
 NO_HASH = "0" * 64
 
 
+def insert_batch(
+    connection: sqlite3.Connection,
+    stream_id: str,
+    events: Sequence[NewEvent],
+    expected_version: int,
+    recorded_at: str,
+) -> None:
+    """Insert a batch as plain rows of the events table (no hash), in one transaction."""
+    rows = [
+        (
+            event.event_id,
+            stream_id,
+            expected_version + offset,
+            event.event_type,
+            event.schema_version,
+            json.dumps(event.data, separators=(",", ":")),
+            json.dumps(event.meta, separators=(",", ":")),
+            recorded_at,
+            NO_HASH,
+            NO_HASH,
+        )
+        for offset, event in enumerate(events, start=1)
+    ]
+    connection.execute("BEGIN IMMEDIATE")
+    connection.executemany(INSERT, rows)
+    connection.execute("COMMIT")
+
+
 class RawSqliteAppender:
     """Insert rows into diceledger's own events table through sqlite3, nothing more.
 
@@ -48,25 +76,9 @@ class RawSqliteAppender:
 
     def append(self, stream_id: str, events: Sequence[NewEvent], expected_version: int) -> None:
         """Insert a batch in one BEGIN IMMEDIATE ... COMMIT transaction."""
-        now = datetime.now(UTC).isoformat()
-        rows = [
-            (
-                event.event_id,
-                stream_id,
-                expected_version + offset,
-                event.event_type,
-                event.schema_version,
-                json.dumps(event.data, separators=(",", ":")),
-                json.dumps(event.meta, separators=(",", ":")),
-                now,
-                NO_HASH,
-                NO_HASH,
-            )
-            for offset, event in enumerate(events, start=1)
-        ]
-        self.connection.execute("BEGIN IMMEDIATE")
-        self.connection.executemany(INSERT, rows)
-        self.connection.execute("COMMIT")
+        insert_batch(
+            self.connection, stream_id, events, expected_version, datetime.now(UTC).isoformat()
+        )
 
     def pragma(self, name: str) -> object:
         """Return the value of a pragma on this connection."""
