@@ -70,10 +70,14 @@ def test_each_page_fits_its_screen_and_loads_only_from_its_own_server(
         assert picture.stat().st_size > 1000
     # Every control on the table has a name a screen reader reads out.
     gm.open(f"/s/{table.session_id}")
+    gm.wait_log_loaded()  # the log is filled after the page loads; read it only once it is
     unnamed = gm.driver.execute_script(
         "return Array.from(document.querySelectorAll('input, select, button'))"
         ".filter((c) => c.type !== 'hidden' && !(c.labels && c.labels.length)"
         " && !c.getAttribute('aria-label') && !c.textContent.trim()).map((c) => c.outerHTML);"
     )
     assert unnamed == []
-    assert re.search(r"#\d+ the GM rolled blind|ghoul", gm.text("#dice-log"))
+    gm.until(
+        lambda: re.search(r"#\d+ the GM rolled blind|ghoul", gm.text("#dice-log")),
+        "the log never showed the GM's blind roll",
+    )
