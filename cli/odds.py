@@ -12,7 +12,15 @@ import click
 from diceledger.cli.options import F, WholeNumber
 from diceledger.domain.odds import Distribution
 from diceledger.domain.odds.bins import bins
-from diceledger.infra.app.odds import OddsQuery, Side, SingleOdds, VersusOdds, describe, odds_of
+from diceledger.infra.app.odds import (
+    OddsQuery,
+    Side,
+    SingleOdds,
+    VersusOdds,
+    describe,
+    odds_of,
+    reroll_policy,
+)
 
 MAX_ROWS = 20
 BAR_WIDTH = 50
@@ -67,6 +75,7 @@ def _single_report(result: SingleOdds) -> None:
     click.echo(heading + ("" if target is None else f" vs target {target}"))
     if success is not None:
         click.echo(f"  success  {_chance(success)}")
+    _say_reroll_policy(result.rerolls)
     click.echo(f"  mean     {_mean(dist.mean)}")
     if dist.truncated_mass:
         click.echo(f"  explosion chains cut at 1e-15: {float(dist.truncated_mass):.1e} of mass")
@@ -90,6 +99,13 @@ def _opposed_report(result: VersusOdds) -> None:
     else:
         click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
     click.echo(f"  means {_mean(result.mean)} vs {_mean(result.other_mean)}")
+    _say_reroll_policy(result.rerolls, result.other_rerolls)
+
+
+def _say_reroll_policy(*allowances: int) -> None:
+    policy = reroll_policy(*allowances)
+    if policy is not None:
+        click.echo(f"  assumes {policy}")
 
 
 @click.command("odds")

@@ -63,6 +63,7 @@ class SingleOdds:
         dist, success = self.distribution, self.success
         return {
             "roll": describe(self.spec, self.rerolls),
+            "reroll_policy": reroll_policy(self.rerolls),
             "target": self.target,
             "success": None if success is None else exact(success),
             "mean": exact(dist.mean),
@@ -88,6 +89,7 @@ class VersusOdds:
         return {
             "roll": describe(self.spec, self.rerolls),
             "versus": describe(self.other, self.other_rerolls),
+            "reroll_policy": reroll_policy(self.rerolls, self.other_rerolls),
             "win": exact(self.odds.win),
             "lose": exact(self.odds.lose),
             "tie": exact(self.odds.tie),
@@ -123,6 +125,19 @@ def spec_of(side: Side, is_check: bool, exploding: bool) -> RollSpec:
     check = CheckDie(_amount(side.adv), _amount(side.dis), side.median) if is_check else None
     expression = parse(side.expression)
     return RollSpec(expression, check, _amount(side.eased), _amount(side.hindered), exploding)
+
+
+# The odds of a roll with rerolls assume the rules' default policy (R11), not a player's
+# own choices: said beside every figure that depends on it.
+REROLL_POLICY = (
+    "rerolls as the default policy spends them (R11): the lowest die, while it is below "
+    "its die's average"
+)
+
+
+def reroll_policy(*allowances: int) -> str | None:
+    """Return the reroll policy the odds assume, or None when no side may reroll."""
+    return REROLL_POLICY if any(allowances) else None
 
 
 def describe(spec: RollSpec, rerolls: int) -> str:

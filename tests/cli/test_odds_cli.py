@@ -149,3 +149,16 @@ def test_help_shows_an_example(run: Callable[..., Result]) -> None:
 def test_odds_command_does_not_load_the_database_layer() -> None:
     code = "import sys, cli.odds; sys.exit('sqlalchemy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_r11_odds_with_rerolls_say_the_policy_they_assume(run: Callable[..., Result]) -> None:
+    # 1d20 vs 13 with one reroll: 60.0% under the default policy (reroll below average),
+    # while rerolling any failure would give 64%: a figure means nothing without its policy.
+    text = run("odds", "1d20", "--target", "13", "--reroll", "1").output
+    assert "success  3/5 (60.00%)" in text
+    assert "assumes rerolls as the default policy spends them (R11)" in text
+    payload = json.loads(run("odds", "1d20", "--target", "13", "--reroll", "1", "--json").output)
+    assert "lowest die, while it is below its die's average" in payload["reroll_policy"]
+    plain = json.loads(run("odds", "1d20", "--target", "13", "--json").output)
+    assert plain["reroll_policy"] is None
+    assert "assumes" not in run("odds", "1d20", "--target", "13").output

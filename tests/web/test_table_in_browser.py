@@ -9,6 +9,7 @@ statistics, and the verification in the browser, honest and tampered.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,9 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
     ann.click('[data-sources="adv"] .remove-source')  # the flank is over
     ann.wait_text("#advantage-score", "Advantage score 0")
     ann.fill_roll("opposed", "1d20", vs_name="goblin", vs_expression="1d20", faces="10,10,15,3")
-    ann.wait_text("#roll-odds", "Chance to win a round")
+    odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
+    win, lose, tie = (float(n) for n in re.findall(r"(\d+\.\d)%", odds))
+    assert abs(win + lose - 100) <= 0.1 and 0 < tie < 100  # overall, and the tie per round
     ann.submit_roll()
     # Only a GM rolls for an NPC: the refusal is shown beside the opponent's name.
     ann.wait_text("#roll-vs-name-error", "only a GM may roll for the NPC 'goblin'")

@@ -11,19 +11,28 @@ function percent(probability) {
   return `${(probability.float * 100).toFixed(1)}%`;
 }
 
+/** Say which reroll policy the figures assume, when a side may reroll. */
+function assumes(answer) {
+  return answer.reroll_policy ? ` Assumes ${answer.reroll_policy}.` : "";
+}
+
 /** Return the odds in words. */
 export function describeOdds(kind, answer) {
   if (kind === "opposed") {
-    return `Chance to win a round: ${percent(answer.win)}, tie (roll again): ${percent(answer.tie)}, ` +
-      `lose: ${percent(answer.lose)}.`;
+    // Win and lose are overall (ties are rolled again until someone wins), so they add up
+    // to 100%; the tie is one round's. With rerolls, a later round differs from the first.
+    const round = /reroll/.test(`${answer.roll} ${answer.versus}`) ? "the first round" : "a round";
+    return `Chance to win: ${percent(answer.win)}, to lose: ${percent(answer.lose)} ` +
+      `(a tie is rolled again; ${round} ties ${percent(answer.tie)}).` + assumes(answer);
   }
   const mean = `average ${answer.mean.float.toFixed(2)}`;
   if (answer.target === null || answer.success === null) {
     return kind === "check" || kind === "save"
       ? `Give a target or a DC to see the chance of success (${mean}).`
-      : `Exact odds: ${mean} (${answer.roll}).`;
+      : `Exact odds: ${mean} (${answer.roll}).` + assumes(answer);
   }
-  return `Needs ${answer.target}+: ${percent(answer.success)} (${answer.roll}; ${mean}).`;
+  return `Needs ${answer.target}+: ${percent(answer.success)} (${answer.roll}; ${mean}).` +
+    assumes(answer);
 }
 
 export class OddsPreview {
