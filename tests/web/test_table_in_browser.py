@@ -132,7 +132,8 @@ def test_an_exploding_damage_roll_is_rerolled_by_clicking_a_die(table: Table) ->
 
 def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
     ann = table.ann
-    ann.click('[data-sources="adv"] .remove-source')  # the flank is over
+    # The last check's flank does not ride along: after a roll the form starts afresh.
+    assert not ann.all(".source-row")
     ann.wait_text("#advantage-score", "Advantage score 0")
     ann.fill_roll("opposed", "1d20", vs_name="goblin", vs_expression="1d20", faces="10,10,15,3")
     odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
@@ -157,6 +158,11 @@ def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Tabl
     gm.fill_roll("roll", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
     gm.submit_roll()
     gm.wait_roll(4, "ghoul roll (ghoul perception)", "blind: hidden from players")
+    # The next roll starts from the kind's defaults: not blind, for nobody, no label.
+    assert gm.find("#roll-kind").get_attribute("value") == "roll"
+    assert not gm.find("#roll-blind").is_selected()
+    assert gm.find("#roll-for").get_attribute("value") == ""
+    assert gm.find("#roll-label").get_attribute("value") == ""
     for player in (table.ann, table.bob):
         player.wait_roll(4, "the GM rolled blind")
         assert not player.all("#roll-4 .die")

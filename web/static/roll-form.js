@@ -92,6 +92,19 @@ export class RollForm {
     this.odds.update(roll.kind, roll.odds);
   }
 
+  /** After a roll, start the next one from the kind's defaults: a label, advantage sources,
+   * typed-in faces, "blind" or "roll for" left from the last roll must not ride along on the
+   * next. Only the kind stays. */
+  reset() {
+    const kind = this.kind();
+    this.form.reset();
+    this.form.elements.namedItem("kind").value = kind;
+    for (const row of this.form.querySelectorAll(".source-row")) row.remove();
+    const details = this.form.querySelector("details");
+    if (details !== null) details.open = false;
+    this.changed();
+  }
+
   /** Say what was rolled right under the button, with a link to the roll in the log. */
   showResult(view) {
     const result = this.form.querySelector("#roll-result");
@@ -128,8 +141,7 @@ export class RollForm {
         body: roll.body,
         idempotencyKey: randomKey(16),
       });
-      const typed = this.form.elements.namedItem("faces");
-      if (typed !== null) typed.value = "";
+      this.reset();
       this.onRolled(view);
       this.showResult(view);
     } catch (error) {
