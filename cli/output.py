@@ -68,6 +68,11 @@ def emit_json(document: Any) -> None:
     click.echo(json.dumps(document, ensure_ascii=False))
 
 
+def counted(count: int, noun: str) -> str:
+    """Return '1 roll', '3 rolls': a count with its noun in the number it reads in."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def verdict(success: bool | None) -> str:
     """Return 'success'/'failure' coloured when colour is on."""
     if success is None:

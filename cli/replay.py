@@ -10,7 +10,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import WholeNumber
-from diceledger.cli.output import shown
+from diceledger.cli.output import counted, shown
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.timeline import Line
 
@@ -107,8 +107,9 @@ def standing_text(summary: dict[str, Any]) -> str:
     lines.append(f"open disputes: {disputes or 'none'}")
     for name, totals in summary["totals"].items():
         lines.append(
-            f"  {shown(name)}: {totals['rolls']} rolls, checks won {totals['checks_won']}/"
-            f"{totals['checks_made']}, sum of totals {totals['sum_of_totals']}"
+            f"  {shown(name)}: {counted(totals['rolls'], 'roll')}, checks won "
+            f"{totals['checks_won']}/{totals['checks_made']}, "
+            f"sum of totals {totals['sum_of_totals']}"
         )
     if summary["hidden_rolls"]:
         lines.append(f"  ({summary['hidden_rolls']} blind rolls not shown)")

@@ -8,7 +8,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
-from diceledger.cli.output import emit_json, shown
+from diceledger.cli.output import counted, emit_json, shown
 from diceledger.cli.render import members_text, roll_text
 from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
@@ -106,7 +106,7 @@ def list_sessions(app: AppContext) -> None:
         click.echo(
             shown(
                 f"{row['session_id']}  {row['title']}  GM {row['gm']}  "
-                f"{row['members']} members, {row['rolls']} rolls, {status}"
+                f"{counted(row['members'], 'member')}, {counted(row['rolls'], 'roll')}, {status}"
             )
         )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.cli.output import emit_json, progress, shown
+from diceledger.cli.output import counted, emit_json, progress, shown
 from diceledger.cli.witness import TRUST_KEY, warn, witness
 from diceledger.domain.audit import Claim, LogAudit
 from diceledger.domain.checkpoint import Checkpoint
@@ -240,7 +240,8 @@ def _audit_json(audit: LogAudit) -> JsonObject:
 
 def _print(report: Report) -> None:
     session = report.session_id or "(none)"
-    click.echo(shown(f"session {session}: {report.events} events, {report.rolls} rolls"))
+    events, rolls = counted(report.events, "event"), counted(report.rolls, "roll")
+    click.echo(shown(f"session {session}: {events}, {rolls}"))
     click.echo(
         f"dice: {report.dice_verified} verified against revealed seeds, "
         f"{report.manual_dice} typed in (cannot be verified), "

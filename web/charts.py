@@ -97,12 +97,16 @@ def face_histogram(player: str, die: DieReport) -> str:
         parts.append(text(x + slot / 2, BASELINE + 16, str(face), middle))
     fair_y = BASELINE - _height(expected, top)
     parts.append(_line(LEFT, fair_y, LEFT + PLOT_WIDTH, fair_y, dashed=True))
-    parts.append(text(LEFT, 16, f"{rolls} rolls · {_fit(die)}", {"font-weight": 700}))
-    parts.append(text(LEFT, 32, f"dashed line: a fair die, {expected:.1f} of each face"))
+    # The heading says which die the chart is for, and counts dice, not rolls: one roll of
+    # 3d6 puts three dice here.
+    heading = f"d{sides}: {_dice(rolls)} · {_fit(die)}"
+    parts.append(text(LEFT, 16, heading, {"font-weight": 700}))
+    fair = f"dashed line: a fair d{sides} would show each face {expected:.1f} times"
+    parts.append(text(LEFT, 32, fair))
     parts.append(text(LEFT + PLOT_WIDTH / 2, HEIGHT - 8, "face", MIDDLE))
     counts = ", ".join(f"face {face}: {count}" for face, count in enumerate(die.faces, start=1))
     description = (
-        f"{rolls} rolls of a d{sides}; a fair die shows each face {expected:.1f} times "
+        f"{_dice(rolls)} of a d{sides}; a fair die shows each face {expected:.1f} times "
         f"on average. {counts}. {_fit(die).capitalize()}."
     )
     return document(
@@ -113,6 +117,10 @@ def face_histogram(player: str, die: DieReport) -> str:
         description=description,
         body="".join(parts),
     )
+
+
+def _dice(count: int) -> str:
+    return f"{count} die" if count == 1 else f"{count} dice"
 
 
 def _fit(die: DieReport) -> str:

@@ -127,8 +127,8 @@ def test_list_shows_each_session_with_its_counts(ledger: Ledger, table: str) -> 
     ]
     lines = ledger.ok("ann", "session", "list").splitlines()
     assert lines == [
-        f"{table}  Tomb of Ash  GM gm  3 members, 1 rolls, open",
-        f"{other}  Second Table  GM bob  1 members, 0 rolls, open",
+        f"{table}  Tomb of Ash  GM gm  3 members, 1 roll, open",
+        f"{other}  Second Table  GM bob  1 member, 0 rolls, open",
     ]
 
 

@@ -63,11 +63,15 @@ def test_a_histogram_says_in_words_what_it_shows() -> None:
     root = parse(face_histogram("ann", d4(2, 4, 8, 6)))
     title, description = title_and_description(root)
     assert title == "ann: d4 faces against a fair die"
-    assert "20 rolls of a d4" in description and "face 3: 8" in description
+    assert "20 dice of a d4" in description and "face 3: 8" in description
     assert "Chi-square test p = 0.500." in description
     words = shown_text(root)
     assert {"1", "2", "3", "4", "8", "6"} <= set(words)
-    assert "dashed line: a fair die, 5.0 of each face" in words
+    # Which die, counted in dice (a roll of 3d6 is three), the fair line in plain words.
+    assert "d4: 20 dice · chi-square test p = 0.500" in words
+    assert "dashed line: a fair d4 would show each face 5.0 times" in words
+    one = shown_text(parse(face_histogram("ann", d4(1, 0, 0, 0))))
+    assert "d4: 1 die · chi-square test p = 0.500" in one
 
 
 def test_too_few_rolls_are_not_judged() -> None:
