@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from diceledger.infra.app.odds import OddsQuery, Side, odds_of
@@ -258,11 +257,15 @@ def test_a_tampered_export_fails_in_the_browser_at_its_first_bad_event(
     assert "Verification failed" in text and "First bad event: position" in text
     assert "seed gives" in text
     assert ann.find("#verify-result [data-ok]").get_attribute("data-ok") == "false"
-    assert By.ID  # the page says what it checked:
+    # The page says what it checked:
     assert "every die against its revealed seed" in text
 
 
 def test_the_gm_ends_the_session_and_the_table_stops_taking_rolls(table: Table) -> None:
+    bob = table.bob  # at the table while the GM ends the session
+    bob.open(f"/s/{bob.session_id}")
+    bob.wait_log_loaded()
+    assert not bob.find("#ended-notice").is_displayed()
     gm = table.gm
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#end-session")
@@ -274,3 +277,7 @@ def test_the_gm_ends_the_session_and_the_table_stops_taking_rolls(table: Table) 
     ann.open(f"/s/{ann.session_id}")
     assert "This session has ended" in ann.text("#ended-notice")
     assert ann.find("#roll-submit").get_attribute("disabled") is not None
+    # The open page learns it live: told in words, not only a Roll button gone dead.
+    bob.until(lambda: bob.find("#ended-notice").is_displayed(), "the ended notice, live")
+    assert "This session has ended" in bob.text("#ended-notice")
+    assert bob.find("#roll-submit").get_attribute("disabled") is not None

@@ -47,8 +47,11 @@ function showSession(session) {
     );
   }
   if (session.ended) {
+    // Said where everyone sees it, the moment the GM ends it: a Roll button that silently
+    // stops working reads as a broken page.
     table.dataset.ended = "true";
     document.getElementById("roll-submit").disabled = true;
+    document.getElementById("ended-notice").hidden = false;
   }
 }
 
