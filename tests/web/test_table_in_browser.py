@@ -110,6 +110,7 @@ def test_an_exploding_damage_roll_is_rerolled_by_clicking_a_die(table: Table) ->
     )
     bob.submit_roll()
     text = bob.wait_roll(2, "bob damage (axe)", "1 reroll left")
+    assert "Rolled #2: total 17, waiting for your rerolls" in bob.text("#roll-result")
     # The chain steps down the ladder: d6 (6) explodes into a d6 (6), then a d4.
     assert [d.text.split()[0] for d in bob.all("#roll-2 .die")] == ["d6", "d6", "d4"]
     assert "exploded from d6 #0" in text and "explosion step 2 of #0" in text
@@ -125,6 +126,9 @@ def test_an_exploding_damage_roll_is_rerolled_by_clicking_a_die(table: Table) ->
     text = bob.wait_roll(2, "reroll of #0", "= 4")
     assert text.count("rerolled away") == 3  # the die and its whole chain
     assert len(bob.all("#roll-2 .die.discarded del.face")) == 3
+    # The line under the Roll button follows the roll: it no longer waits.
+    bob.wait_text("#roll-result", "Rolled #2: total 4")
+    assert "waiting" not in bob.text("#roll-result")
     for person in (table.gm, table.ann):
         person.wait_roll(2, "reroll of #0", "1d6 (2) + 2 = 4")
 

@@ -108,6 +108,7 @@ export class RollForm {
   /** Say what was rolled right under the button, with a link to the roll in the log. */
   showResult(view) {
     const result = this.form.querySelector("#roll-result");
+    result.dataset.rollId = String(view.roll_id);
     const link = document.createElement("a");
     link.href = `#roll-${view.roll_id}`;
     link.textContent = `Rolled #${view.roll_id}`;
@@ -118,6 +119,13 @@ export class RollForm {
       words += ` vs ${view.target}, ${view.success ? "success" : "failure"}`;
     }
     result.replaceChildren(link, `${words}.`);
+  }
+
+  /** Keep the line under the button current: the roll it names may resolve later (rerolled,
+   * accepted) and must not still say it waits. */
+  rollChanged(view) {
+    const result = this.form.querySelector("#roll-result");
+    if (result.dataset.rollId === String(view.roll_id)) this.showResult(view);
   }
 
   async send() {

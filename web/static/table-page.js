@@ -15,6 +15,7 @@ const status = document.getElementById("log-status");
 
 /** Draw a roll, replacing its old drawing, newest first; keep a roll's chosen dice. */
 function showRoll(view) {
+  form.rollChanged(view);
   const drawn = renderRoll(view, { viewer, isGm });
   const old = document.getElementById(drawn.id);
   if (old !== null) {
@@ -59,7 +60,7 @@ function showLine(line) {
   if (line.event === "PlayerJoined" || line.event === "SessionEnded") live.reload();
 }
 
-new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
+const form = new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
 new RollActions(log, { api, onUpdated: showRoll });
 const live = new LiveLog({
   api,
