@@ -109,6 +109,10 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
         "voided": roll.voided,
         "disputed": bool(roll.disputes),
         "open_dispute": roll.open_dispute,
+        # The GM's ruling on a dispute, with its note: the players are owed the reason.
+        "ruling": None
+        if roll.ruling is None
+        else {"outcome": roll.ruling.outcome, "by": roll.ruling.by, "note": roll.ruling.note},
         "hidden": roll.hidden,  # a blind roll not yet revealed (only a GM sees it at all)
         "line": roll_line(roll),
     }

@@ -181,6 +181,7 @@ def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
     bob.type("#dispute-reason-1", "the die fell off the table")
     bob.click("#send-dispute-1")
     bob.wait_roll(1, "Disputed: waiting for the GM's ruling")
+    assert not bob.all("#dispute-1")  # disputed once is enough until the GM rules
     gm = table.gm
     gm.open(f"/s/{gm.session_id}/gm")
     review = gm.wait_text("#review-1", "bob disputes it", "the die fell off the table")
@@ -191,7 +192,13 @@ def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
     gm.click("#review-1 button[type=submit]")
     gm.wait_text("#review-1", "Ruled: roll #1 voided (cocked die)")
     for player in (table.ann, table.bob):
-        player.wait_roll(1, "Voided by the GM after a dispute")
+        # The players read the ruling with the GM's reason; the void result is struck, the
+        # words saying why are not.
+        player.wait_roll(1, "Voided by the GM after a dispute", "The GM's note: cocked die")
+        total = player.find("#roll-1 .roll-total")
+        assert "line-through" in total.value_of_css_property("text-decoration-line")
+        tag = player.find("#roll-1 .tag.voided")
+        assert "line-through" not in tag.value_of_css_property("text-decoration-line")
 
 
 def test_the_replay_scrubs_back_to_any_position(table: Table) -> None:

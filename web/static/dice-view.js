@@ -212,7 +212,7 @@ function rerollControls(view, canDecide) {
 
 function actions(view, { isGm }) {
   const bar = el("p", { class: "actions roll-actions" });
-  if (!view.voided) {
+  if (!view.voided && !view.open_dispute) {
     const dispute = button("dispute", view.roll_id, `Dispute #${view.roll_id}`);
     dispute.setAttribute("aria-expanded", "false");
     bar.append(dispute);
@@ -236,8 +236,15 @@ export function renderRoll(view, { viewer, isGm }) {
   item.append(head(view));
   item.append(...(view.kind === "opposed" ? opposedBody(view) : singleBody(view, canDecide)));
   if (awaiting) item.append(rerollControls(view, canDecide));
-  if (view.voided) item.append(el("p", { class: "tag voided" }, "Voided by the GM after a dispute: left out of the statistics."));
-  else if (view.open_dispute) item.append(el("p", { class: "tag disputed" }, "Disputed: waiting for the GM's ruling."));
+  if (view.voided) item.classList.add("voided-roll");
+  const note = view.ruling && view.ruling.note ? ` The GM's note: ${view.ruling.note}` : "";
+  if (view.voided) {
+    item.append(el("p", { class: "tag voided" }, `Voided by the GM after a dispute: left out of the statistics.${note}`));
+  } else if (view.open_dispute) {
+    item.append(el("p", { class: "tag disputed" }, "Disputed: waiting for the GM's ruling."));
+  } else if (view.ruling) {
+    item.append(el("p", { class: "tag ruled" }, `Disputed, and the GM let the roll stand.${note}`));
+  }
   item.append(actions(view, { isGm }));
   return item;
 }
