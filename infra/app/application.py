@@ -53,20 +53,17 @@ from diceledger.infra.store.port import EventStore
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from diceledger.domain.audit import Claim
     from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
-    from diceledger.domain.verification.report import Report
     from diceledger.infra.app.feed import SessionFeed
+    from diceledger.infra.app.verification import HeadAnchor, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
 
 # Called with how many events were just folded (a progress bar's advance).
 Progress = Callable[[int], None]
-# Watches a read go by: receives the records and how many there are, yields them on.
-Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
-
-
 WHOLE = Moment()  # a replay to the end
 
 
@@ -88,6 +85,7 @@ class Application:
         ledger: CheckpointLedger | None = None,
         keyring: Keyring | None = None,
         snapshots: Snapshots | None = None,
+        anchors: Sequence[HeadAnchor] = (),
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
@@ -102,6 +100,7 @@ class Application:
         self._full_url = full_url or url
         self._engine = engine
         self._ledger = ledger
+        self._anchors = tuple(anchors)
         self._sessions = (
             SessionService(store, vault, ledger=ledger, snapshots=snapshots)
             if on_appended is None
@@ -309,12 +308,21 @@ class Application:
 
         return review_roll(self._store, session_id, roll_id, viewer)
 
-    def verify_session(self, session_id: str, watch: Watch = _unwatched) -> Report:
-        """Verify a stored session: chain, nonces, commitments, dice and outcomes."""
-        from diceledger.infra.verifying import verify_session
+    def verify_session(
+        self,
+        session_id: str,
+        kept: Sequence[Claim] = (),
+        trusted: Sequence[VerifierKey] = (),
+        watch: Watch = _unwatched,
+    ) -> Verdict:
+        """Verify a stored session: chain, nonces, commitments, dice and outcomes, and hold
+        it to its latest signed checkpoint, every head anchor and the ``kept`` checkpoints.
+        """
+        from diceledger.infra.app.verification import verify_session
 
-        count = self._store.current_version(session_id)
-        return verify_session(self._store, session_id, lambda records: watch(records, count))
+        return verify_session(
+            self._store, self.proofs, self._anchors, session_id, kept, trusted, watch
+        )
 
     def statistics(
         self,

@@ -15,9 +15,10 @@ from diceledger.domain.errors import NotFoundError, VerificationError, unknown_s
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
+from diceledger.domain.trust import Retired
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import Keyring, ed25519_check
+from diceledger.infra.signing import Keyring, Rotation, ed25519_check
 from diceledger.infra.store.port import EventStore
 
 # Audits, exports and receipts import what they need when they run: every command that
@@ -78,6 +79,7 @@ class Keys:
 
     current: VerifierKey
     retired: tuple[VerifierKey, ...]
+    rotations: tuple[Rotation, ...] = ()
 
 
 class Proofs:
@@ -101,9 +103,22 @@ class Proofs:
         return self._ledger is not None
 
     def keys(self) -> Keys:
-        """Return the server's verifier keys, current and retired."""
+        """Return the server's verifier keys, current and retired, and its rotations."""
         keyring = self._signing()[1]
-        return Keys(keyring.current().verifier, keyring.retired())
+        return Keys(keyring.current().verifier, keyring.retired(), keyring.rotations())
+
+    def rotate_key(self) -> Rotation:
+        """Retire the signing key at every session's signed size; sign with a new one.
+
+        Run it with the server stopped: a running server keeps the key it read.
+        """
+        ledger, keyring = self._signing()
+        sizes = {}
+        for session_id in self._store.stream_ids():
+            latest = ledger.latest(session_id)
+            if latest is not None:
+                sizes[session_id] = latest.checkpoint.size
+        return keyring.rotate(sizes)
 
     def trusted(self) -> tuple[VerifierKey, ...]:
         """Return the keys whose checkpoints this store vouches for (none if it signs none).
@@ -112,9 +127,18 @@ class Proofs:
         """
         return () if self._keyring is None else self._keyring.known()
 
+    def retired(self) -> tuple[Retired, ...]:
+        """Return the retired keys with the signed sizes each may still vouch for."""
+        return () if self._keyring is None else self._keyring.retirements()
+
     def latest(self, session_id: str) -> str | None:
         """Return the session's latest signed checkpoint note (None when it has none)."""
         signed = None if self._ledger is None else self._ledger.latest(session_id)
+        return None if signed is None else str(signed)
+
+    def signed_at(self, session_id: str, size: int) -> str | None:
+        """Return the checkpoint note signed for the session's first ``size`` events, if any."""
+        signed = None if self._ledger is None else self._ledger.checkpoint_at(session_id, size)
         return None if signed is None else str(signed)
 
     def checkpoint(self, session_id: str) -> CheckpointResult:
@@ -187,7 +211,7 @@ class Proofs:
         if self._ledger is not None:
             latest = self._ledger.latest(session_id)
             head = None if latest is None else Claim(LATEST, str(latest))
-        trust = resolve_trust((*self.trusted(), *trusted))
+        trust = resolve_trust((*self.trusted(), *trusted), (), self.retired())
         return audit_log(session_id, leaves, head, kept, trust, ed25519_check)
 
     def export_proof(self, session_id: str, events: int) -> ExportProof | None:

@@ -141,7 +141,7 @@ def test_a_server_names_the_key_it_creates_after_itself(
 ) -> None:
     monkeypatch.setenv("DICELEDGER_DB", sqlite_url)
     monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "server.key"))
-    monkeypatch.setenv("DICELEDGER_SERVER_NAME", "dice.example")
+    monkeypatch.setenv("DICELEDGER_ORIGIN", "https://dice.example")
     app = create()
     with TestClient(app) as client:
         opened = client.post("/api/v1/sessions", json={"title": "Tomb", "name": "mira"}).json()

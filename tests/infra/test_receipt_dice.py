@@ -14,10 +14,10 @@ from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.verification.receipt_dice import check_receipt_dice
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.verification import check_receipt
 from diceledger.infra.bootstrap import bootstrap
 from diceledger.infra.codec import decode
 from diceledger.infra.signing import Keyring
-from diceledger.infra.verifying import check_receipt
 
 
 @pytest.fixture

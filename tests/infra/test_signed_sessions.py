@@ -106,7 +106,7 @@ def test_every_command_answers_with_the_checkpoint_it_produced(signed: Signed) -
     heads = [signed.opened(note) for note in notes]
     sizes = [head.checkpoint.size for head in heads]
     assert sizes == sorted(set(sizes)) and sizes[-1] == signed.version(sid)
-    assert heads[-1].checkpoint.origin == f"localhost/diceledger/{sid}"
+    assert heads[-1].checkpoint.origin == f"{signed.keyring.current().name}/{sid}"
     leaves = [bytes.fromhex(r.hash) for r in signed.records(sid)]
     assert heads[-1].checkpoint.root == MerkleTree(leaves).root()
     for earlier in heads[:-1]:
