@@ -13,6 +13,7 @@ from diceledger.domain.audit import Claim
 from diceledger.domain.errors import MalformedError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.signed_note import VerifierKey
+from diceledger.domain.trust import Retired
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.verification import (
     CHECKED,
@@ -141,12 +142,14 @@ def _verify_file(
     session_id = session_in(path)
     head = None if proof is None else head_of(proof.checkpoints, session_id)
     here = _kept_here(app, session_id, head)
+    known, retired = _known(app, trusted)
     return verify_export(
         path,
         proof,
         claims + here,
-        _known(app, trusted),
+        known,
         lambda records, lines: progress(records, lines, "verifying"),
+        retired,
     )
 
 
@@ -154,7 +157,7 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
     from diceledger.infra.app.verification import check_receipt
 
     receipt = Receipt.parse(_text(path))
-    checked = check_receipt(receipt, _known(app, trusted))
+    checked = check_receipt(receipt, *_known(app, trusted))
     signed = checked.verified.checkpoint
     records = checked.verified.records
     versions = [int(record["stream_version"]) for record in records]
@@ -214,11 +217,14 @@ def _kept_here(app: AppContext, session_id: str, head: str | None) -> list[Claim
     ]
 
 
-def _known(app: AppContext, trusted: tuple[VerifierKey, ...]) -> tuple[VerifierKey, ...]:
-    """Return the keys a reader with no database trusts: given, own server's, pinned."""
+def _known(
+    app: AppContext, trusted: tuple[VerifierKey, ...]
+) -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
+    """Return the keys a reader with no database trusts (given, own, pinned), and limits."""
     from diceledger.infra.app.verification import own_keys
 
-    return (*trusted, *own_keys(), *app.keeper().pinned())
+    own, retired = own_keys()
+    return (*trusted, *own, *app.keeper().pinned()), retired
 
 
 def _print(report: Report) -> None:

@@ -391,7 +391,8 @@ class Application:
         from diceledger.infra.signed_exports import import_signed
 
         keys = (*self.proofs.trusted(), *trusted)
-        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned)
+        retired = self.proofs.retired()
+        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned, retired)
         return ImportResult(done.events, done.appended, done.checkpoints)
 
     def projections(self) -> list[ProjectionStatus]:

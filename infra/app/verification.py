@@ -27,7 +27,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import SignedNote, VerifierKey
-from diceledger.domain.trust import resolve_trust
+from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.domain.verification.verify import verify_records
@@ -190,9 +190,10 @@ def session_in(export: str | Path) -> str:
     return "" if first is None else first.stream_id
 
 
-def own_keys() -> tuple[VerifierKey, ...]:
-    """Return the keys of this machine's own store (its signing key and retired ones)."""
-    return open_keyring().known()
+def own_keys() -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
+    """Return the keys of this machine's own store, and what each retired one vouches for."""
+    keyring = open_keyring()
+    return keyring.known(), keyring.retirements()
 
 
 def verify_session(
@@ -250,6 +251,7 @@ def verify_export(
     kept: Sequence[Claim],
     known: Sequence[VerifierKey],
     watch: Watch = _unwatched,
+    retired: Sequence[Retired] = (),
 ) -> Verdict:
     """Verify an exported session (JSON Lines) with no database, and hold it to its proof.
 
@@ -264,21 +266,26 @@ def verify_export(
     leaves = [_leaf(r.hash) for r in read_export(path) if r.stream_id == session_id]
     mine = None if proof is None else head_of(proof.checkpoints, session_id)
     head = None if mine is None else Claim(EXPORT_PROOF, mine)
-    trust = resolve_trust(known, () if proof is None else proof.keys())
+    trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
     report.anchor = _anchor(audit, head is not None)
     return Verdict(report, audit)
 
 
-def check_receipt(receipt: Receipt, known: Sequence[VerifierKey]) -> ReceiptCheck:
+def check_receipt(
+    receipt: Receipt, known: Sequence[VerifierKey], retired: Sequence[Retired] = ()
+) -> ReceiptCheck:
     """Check a receipt offline against the reader's keys (or, failing those, its own).
+
+    A key in ``retired`` vouches only for each session's size when it retired.
 
     Every event must be in the signed log; then its dice are derived again from the seed
     it holds, once revealed (``domain.verification.receipt_dice``).
     """
     carried = receipt.key()
-    trust = resolve_trust(known, () if carried is None else (carried,))
+    trust = resolve_trust(known, () if carried is None else (carried,), retired)
     verified = verify_receipt(receipt, trust.keys, ed25519_check)
+    trust.check(verified.checkpoint)
     dice = check_receipt_dice(
         verified.records,
         lambda r: decode(str(r["event_type"]), int(r["schema_version"]), dict(r["data"])),
