@@ -1,4 +1,4 @@
-"""The use cases of signed logs: checkpoints, Merkle proofs, receipts, audits and adoption.
+"""The use cases of signed logs: keys, checkpoints, Merkle proofs, receipts and adoption.
 
 Every face reaches them as ``Application.proofs``. They read what the checkpoint ledger
 signed; only ``adopt`` signs, and only events that verify, as an operator's decision.
@@ -11,24 +11,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from diceledger.domain.checkpoint import SignedCheckpoint
-from diceledger.domain.errors import NotFoundError, VerificationError, unknown_session
+from diceledger.domain.errors import NotFoundError, VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import Keyring, Rotation, ed25519_check
+from diceledger.infra.signing import Keyring, Rotation
 from diceledger.infra.store.port import EventStore
 
-# Audits, exports and receipts import what they need when they run: every command that
+# Exports and receipts import what they need when they run: every command that
 # appends checks its checkpoint here, and would pay for them at start-up otherwise.
 if TYPE_CHECKING:
-    from diceledger.domain.audit import Claim, LogAudit
     from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.receipt import Receipt
-
-LATEST = "the store's latest checkpoint"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,23 +193,6 @@ class Proofs:
         chosen = receipt_events(signed_records, roll.request.roller, roll.request.epoch, roll_id)
         proofs = [(r, ledger.inclusion(session_id, r.stream_version - 1, size)) for r in chosen]
         return build_receipt(signed, proofs, keyring.signer_of(signed))
-
-    def audit(
-        self, session_id: str, kept: Sequence[Claim], trusted: Sequence[VerifierKey] = ()
-    ) -> LogAudit:
-        """Check the stored log against its latest checkpoint and the ``kept`` ones."""
-        from diceledger.domain.audit import Claim, audit_log
-        from diceledger.domain.trust import resolve_trust
-
-        leaves = [bytes.fromhex(r.hash) for r in self._store.read_stream(session_id)]
-        if not leaves:
-            raise unknown_session(session_id)
-        head = None
-        if self._ledger is not None:
-            latest = self._ledger.latest(session_id)
-            head = None if latest is None else Claim(LATEST, str(latest))
-        trust = resolve_trust((*self.trusted(), *trusted), (), self.retired())
-        return audit_log(session_id, leaves, head, kept, trust, ed25519_check)
 
     def export_proof(self, session_id: str, events: int) -> ExportProof | None:
         """Return the proof of an export of the session's first ``events`` events, if signed."""

@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
@@ -51,7 +52,17 @@ def eve_joins(export: Path, signer: SigningKey, table: str) -> None:
     Path(f"{export}.proof.json").write_text(proof.to_json())
 
 
-def test_keys_list_shows_the_current_key_and_rotate_retires_it(ledger: Ledger, table: str) -> None:
+@pytest.fixture
+def own_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Give the store a signing key of its own: a rotation must not touch the run's key."""
+    path = tmp_path / "rotating.key"
+    monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(path))
+    return path
+
+
+def test_keys_list_shows_the_current_key_and_rotate_retires_it(
+    own_key: Path, ledger: Ledger, table: str
+) -> None:
     before = ledger.data("gm", "keys", "list")
     assert before == {"current": str(open_keyring().current().verifier), "retired": []}
     rotated = ledger.data("gm", "keys", "rotate")
@@ -63,7 +74,7 @@ def test_keys_list_shows_the_current_key_and_rotate_retires_it(ledger: Ledger, t
 
 
 def test_a_continuation_signed_by_a_retired_key_is_refused(
-    ledger: Ledger, table: str, tmp_path: Path
+    own_key: Path, ledger: Ledger, table: str, tmp_path: Path
 ) -> None:
     retired = SigningKey.from_text(open_keyring().path.read_text())
     export = tmp_path / "tomb.jsonl"

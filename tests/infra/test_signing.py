@@ -185,3 +185,14 @@ def test_a_retired_key_is_not_trusted_by_someone_who_never_kept_it(tmp_path: Pat
     keyring.rotate({})
     with pytest.raises(SignatureError):
         open_signed_checkpoint(old_note, (keyring.current().verifier,))
+
+
+def test_each_install_names_its_key_apart_unless_given_its_public_origin(tmp_path: Path) -> None:
+    first = Keyring(tmp_path / "one.key").current().name
+    second = Keyring(tmp_path / "two.key").current().name
+    assert first != second
+    assert not first.startswith("localhost/") and not second.startswith("localhost/")
+    assert key_name_for("https://dice.example.org/") == "dice.example.org/diceledger"
+    assert Keyring(tmp_path / "three.key", "https://dice.example.org").current().name == (
+        "dice.example.org/diceledger"
+    )
