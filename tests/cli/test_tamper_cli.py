@@ -257,3 +257,29 @@ def test_verify_says_whether_it_checked_the_log_alone_or_against_kept_checkpoint
     assert as_json["checkpoints"]["checked"] == "the log and kept checkpoints"
     assert as_json["anchor"] == "kept-checkpoint"
     assert as_json["checkpoints"]["ok"] is True
+
+
+def test_verify_of_a_stored_session_reaches_the_servers_verdict_with_nothing_kept(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    ann_checks(ledger, table, 14)
+    size = len(ledger.events(table))
+    owner = Owner(make_engine(ledger.url), table)
+    try:
+        owner.forge_insert(
+            "PlayerJoined", name="eve", role="player", client_seed="eve's", added_by="eve"
+        )
+        shown = run(ledger.url, "verify", table, "--json", elsewhere=tmp_path / "fresh")
+        assert shown.exit_code == 1
+        verdict = json.loads(shown.stdout)
+        assert verdict["ok"] is False and verdict["verdict"] == "failed"
+        assert (
+            f"the log has {size + 1} events; its checkpoint signs {size}"
+            in (verdict["first_failure"]["reason"])
+        )
+        owner.drop_triggers()
+        owner.delete_after(size - 3)  # the forged join and the whole roll before it, gone
+        err = failed(run(ledger.url, "verify", table, elsewhere=tmp_path / "fresh"))
+        assert f"the log has {size - 3} events; its checkpoint signs {size}" in err
+    finally:
+        owner.engine.dispose()
