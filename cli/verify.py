@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -9,18 +10,18 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json, progress, shown
 from diceledger.cli.witness import TRUST_KEY, warn, witness
-from diceledger.domain.audit import Claim
 from diceledger.domain.errors import MalformedError
 from diceledger.domain.receipt import Receipt
+from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
-from diceledger.domain.trust import Retired
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.verification import (
     CHECKED,
+    Reader,
     Standing,
     Verdict,
+    check_receipt,
     kept_claim,
-    origin_of,
     verify_export,
 )
 
@@ -98,12 +99,17 @@ def verify(
             raise click.UsageError("--receipt is checked on its own: no --checkpoint or --proof")
         _verify_receipt(app, Path(receipt_path), trusted)
         return
-    claims = [kept_claim(name, _text(Path(name))) for name in kept_files]
+    claims = tuple(kept_claim(name, _text(Path(name))) for name in kept_files)
+    reader = Reader(trusted, claims, app.keeper())
     if path is not None:
-        verdict = _verify_file(app, path, proof_file, claims, trusted)
+        verdict = verify_export(path, proof_file, reader, _progress)
     else:
         assert session_id is not None
-        verdict = _verify_session(app, session_id, claims, trusted)
+        application = app.app()
+        latest = application.proofs.latest(session_id)
+        verdict = application.verify_session(session_id, reader, _progress)
+        if verdict.ok and latest is not None:
+            witness(app, session_id, latest)
     if app.json:
         emit_json(verdict.as_dict())
     else:
@@ -113,51 +119,13 @@ def verify(
         raise click.exceptions.Exit(verdict.standing.value)
 
 
-def _verify_session(
-    app: AppContext, session_id: str, claims: list[Claim], trusted: tuple[VerifierKey, ...]
-) -> Verdict:
-    application = app.app()
-    latest = application.proofs.latest(session_id)
-    verdict = application.verify_session(
-        session_id,
-        claims + _kept_here(app, session_id, latest),
-        (*trusted, *app.keeper().pinned()),
-        lambda records, events: progress(records, events, "verifying"),
-    )
-    if verdict.ok and latest is not None:
-        witness(app, session_id, latest)
-    return verdict
-
-
-def _verify_file(
-    app: AppContext,
-    path: str,
-    proof_file: str | None,
-    claims: list[Claim],
-    trusted: tuple[VerifierKey, ...],
-) -> Verdict:
-    from diceledger.infra.app.verification import head_of, read_proof_beside, session_in
-
-    proof = read_proof_beside(path, proof_file)
-    session_id = session_in(path)
-    head = None if proof is None else head_of(proof.checkpoints, session_id)
-    here = _kept_here(app, session_id, head)
-    known, retired = _known(app, trusted)
-    return verify_export(
-        path,
-        proof,
-        claims + here,
-        known,
-        lambda records, lines: progress(records, lines, "verifying"),
-        retired,
-    )
+def _progress(records: Iterable[RecordedEvent], count: int) -> Iterable[RecordedEvent]:
+    return progress(records, count, "verifying")
 
 
 def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...]) -> None:
-    from diceledger.infra.app.verification import check_receipt
-
     receipt = Receipt.parse(_text(path))
-    checked = check_receipt(receipt, *_known(app, trusted))
+    checked = check_receipt(receipt, Reader(trusted, (), app.keeper()))
     signed = checked.verified.checkpoint
     records = checked.verified.records
     versions = [int(record["stream_version"]) for record in records]
@@ -203,28 +171,6 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise MalformedError(f"{path} is not UTF-8 text (byte {error.start})") from None
-
-
-def _kept_here(app: AppContext, session_id: str, head: str | None) -> list[Claim]:
-    """Return the checkpoints this machine kept of the log ``head`` heads."""
-    origin = None if head is None else origin_of(head)
-    if origin is None:
-        return []
-    return [
-        Claim(f"kept by this machine ({path})", note)
-        for path, note in app.keeper().kept(session_id)
-        if origin_of(note) == origin
-    ]
-
-
-def _known(
-    app: AppContext, trusted: tuple[VerifierKey, ...]
-) -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
-    """Return the keys a reader with no database trusts (given, own, pinned), and limits."""
-    from diceledger.infra.app.verification import own_keys
-
-    own, retired = own_keys()
-    return (*trusted, *own, *app.keeper().pinned()), retired
 
 
 def _print(report: Report) -> None:

@@ -53,12 +53,11 @@ from diceledger.infra.store.port import EventStore
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from diceledger.domain.audit import Claim
     from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
     from diceledger.infra.app.feed import SessionFeed
-    from diceledger.infra.app.verification import HeadAnchor, Verdict, Watch
+    from diceledger.infra.app.verification import HeadAnchor, Reader, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
 
@@ -309,20 +308,15 @@ class Application:
         return review_roll(self._store, session_id, roll_id, viewer)
 
     def verify_session(
-        self,
-        session_id: str,
-        kept: Sequence[Claim] = (),
-        trusted: Sequence[VerifierKey] = (),
-        watch: Watch = _unwatched,
+        self, session_id: str, reader: Reader | None = None, watch: Watch = _unwatched
     ) -> Verdict:
         """Verify a stored session: chain, nonces, commitments, dice and outcomes, and hold
-        it to its latest signed checkpoint, every head anchor and the ``kept`` checkpoints.
+        it to its latest signed checkpoint, every head anchor and the reader's checkpoints.
         """
-        from diceledger.infra.app.verification import verify_session
+        from diceledger.infra.app.verification import Reader, verify_session
 
-        return verify_session(
-            self._store, self.proofs, self._anchors, session_id, kept, trusted, watch
-        )
+        met = Reader() if reader is None else reader
+        return verify_session(self._store, self.proofs, self._anchors, session_id, met, watch)
 
     def statistics(
         self,

@@ -22,7 +22,6 @@ from typing import Protocol
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
 from diceledger.domain.errors import MalformedError, VerificationError, unknown_session
-from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
@@ -34,6 +33,7 @@ from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec import decode, from_record
 from diceledger.infra.exporting import read_export
+from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
 from diceledger.infra.signing import ed25519_check, open_keyring
 from diceledger.infra.store.port import EventStore
@@ -153,6 +153,41 @@ class ReceiptCheck:
         return Standing.PROVEN if self.pinned else Standing.UNANCHORED
 
 
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """What a reader brings to a verify: keys given, checkpoints named, the ones kept here.
+
+    ``keeper`` is the folder this machine keeps checkpoints in (the CLI's); its pinned
+    keys are trusted, and its checkpoints of the log a verify heads are checked too.
+    """
+
+    given: tuple[VerifierKey, ...] = ()
+    kept: tuple[Claim, ...] = ()
+    keeper: CheckpointKeeper | None = None
+
+    def pinned(self) -> tuple[VerifierKey, ...]:
+        """Return the keys this machine pinned when it first kept their checkpoints."""
+        return () if self.keeper is None else self.keeper.pinned()
+
+    def claims(self, session_id: str, head: str | None) -> tuple[Claim, ...]:
+        """Return the named checkpoints and those kept here of the log ``head`` heads."""
+        origin = None if head is None else origin_of(head)
+        if origin is None or self.keeper is None:
+            return self.kept
+        here = [
+            Claim(f"kept by this machine ({path})", note)
+            for path, note in self.keeper.kept(session_id)
+            if origin_of(note) == origin
+        ]
+        return (*self.kept, *here)
+
+    def offline(self) -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
+        """Return the keys a reader with no database trusts (given, its own store's,
+        pinned), and what each retired key of its own store may still vouch for."""
+        keyring = open_keyring()
+        return (*self.given, *keyring.known(), *self.pinned()), keyring.retirements()
+
+
 def kept_claim(source: str, text: str) -> Claim:
     """Read a kept checkpoint: a signed note (extra final newlines allowed), or a receipt."""
     if text.lstrip().startswith("{"):
@@ -177,32 +212,12 @@ def head_of(notes: Iterable[str], session_id: str) -> str | None:
     return None
 
 
-def read_proof_beside(
-    export: str | Path, proof_file: str | Path | None = None
-) -> ExportProof | None:
-    """Return the export's proof: ``proof_file``, else ``EXPORT.proof.json`` (None: none)."""
-    return read_proof(proof_file or proof_path(export))
-
-
-def session_in(export: str | Path) -> str:
-    """Return the session an export holds (its first event's), "" for an empty file."""
-    first = next(iter(read_export(export)), None)
-    return "" if first is None else first.stream_id
-
-
-def own_keys() -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
-    """Return the keys of this machine's own store, and what each retired one vouches for."""
-    keyring = open_keyring()
-    return keyring.known(), keyring.retirements()
-
-
 def verify_session(
     store: EventStore,
     proofs: Proofs,
     anchors: Sequence[HeadAnchor],
     session_id: str,
-    kept: Sequence[Claim] = (),
-    trusted: Sequence[VerifierKey] = (),
+    reader: Reader = Reader(),
     watch: Watch = _unwatched,
 ) -> Verdict:
     """Verify a stored session and hold it to its signed checkpoints and ``anchors``.
@@ -233,7 +248,9 @@ def verify_session(
             f"none: this store signs its logs, but no checkpoint heads these {len(leaves)} events"
         )
         findings.append(Finding(LATEST, False, detail))
-    trust = resolve_trust((*proofs.trusted(), *trusted), (), proofs.retired())
+    keys = (*proofs.trusted(), *reader.given, *reader.pinned())
+    trust = resolve_trust(keys, (), proofs.retired())
+    kept = reader.claims(session_id, head_note)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
     for anchor in anchors:
         remembered_head = anchor.head(session_id)
@@ -247,17 +264,17 @@ def verify_session(
 
 def verify_export(
     path: str | Path,
-    proof: ExportProof | None,
-    kept: Sequence[Claim],
-    known: Sequence[VerifierKey],
+    proof_file: str | Path | None = None,
+    reader: Reader = Reader(),
     watch: Watch = _unwatched,
-    retired: Sequence[Retired] = (),
 ) -> Verdict:
     """Verify an exported session (JSON Lines) with no database, and hold it to its proof.
 
-    ``known`` are the keys the reader trusts; the keys the proof carries are used only for
-    a server none of them names, and the verdict is then unanchored (``domain.trust``).
+    The proof is ``proof_file``, else ``EXPORT.proof.json`` beside it, if there is one. A
+    key the proof carries is used only for a server none of the reader's keys names, and
+    the verdict is then unanchored (``domain.trust``).
     """
+    proof = read_proof(proof_file or proof_path(path))
     with open(path, "rb") as handle:
         lines = sum(1 for _ in handle)
     report = verify_file(path, lambda records: watch(records, lines))
@@ -266,23 +283,24 @@ def verify_export(
     leaves = [_leaf(r.hash) for r in read_export(path) if r.stream_id == session_id]
     mine = None if proof is None else head_of(proof.checkpoints, session_id)
     head = None if mine is None else Claim(EXPORT_PROOF, mine)
+    known, retired = reader.offline()
     trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
+    kept = reader.claims(session_id, mine)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
     report.anchor = _anchor(audit, head is not None)
     return Verdict(report, audit)
 
 
-def check_receipt(
-    receipt: Receipt, known: Sequence[VerifierKey], retired: Sequence[Retired] = ()
-) -> ReceiptCheck:
+def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
     """Check a receipt offline against the reader's keys (or, failing those, its own).
 
-    A key in ``retired`` vouches only for each session's size when it retired.
+    A key the reader's store retired vouches only for each session's size when it did.
 
     Every event must be in the signed log; then its dice are derived again from the seed
     it holds, once revealed (``domain.verification.receipt_dice``).
     """
     carried = receipt.key()
+    known, retired = reader.offline()
     trust = resolve_trust(known, () if carried is None else (carried,), retired)
     verified = verify_receipt(receipt, trust.keys, ed25519_check)
     trust.check(verified.checkpoint)

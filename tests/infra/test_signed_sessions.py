@@ -26,6 +26,7 @@ from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.verification import Reader
 from diceledger.infra.bootstrap import bootstrap, in_memory
 from diceledger.infra.db import make_engine
 from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
@@ -232,12 +233,12 @@ def test_an_export_carries_the_checkpoint_of_exactly_its_events(signed: Signed) 
 def test_the_audit_names_a_rewritten_log_against_a_kept_checkpoint(signed: Signed) -> None:
     sid = signed.table()
     kept = Claim("ann's", str(signed.app.proofs.checkpoint(sid).signed))
-    assert signed.app.verify_session(sid, [kept]).ok
+    assert signed.app.verify_session(sid, Reader(kept=(kept,))).ok
     owner = signed.owner(sid)
     owner.drop_triggers()
     size = owner.store.current_version(sid)
     owner.rewind(size - 3)  # the roll's events, and its checkpoints, gone
-    audit = signed.app.verify_session(sid, [kept]).audit
+    audit = signed.app.verify_session(sid, Reader(kept=(kept,))).audit
     assert not audit.ok
     # ann's kept checkpoint names the removal; the store's own latest one may fail too,
     # depending on whether the rewind reached the rows of its checkpoints.
