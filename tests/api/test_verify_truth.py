@@ -7,12 +7,16 @@ leaves a log that agrees with itself, and only the signed checkpoint shows the c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from diceledger.infra.ledger_schema import signed_checkpoints
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
 from tests.api.conftest import Api, Table
+from tests.infra.forging import rechain
 from tests.infra.owner_rights import Owner
 
 ROLL = {"kind": "effect", "expression": "1d6", "faces": [4]}
@@ -77,3 +81,20 @@ def test_a_log_whose_checkpoints_were_deleted_is_not_ok(
     shown = verified(api, table)
     assert shown["ok"] is False
     assert "signs its logs, but no checkpoint heads these" in shown["first_failure"]["reason"]
+
+
+def test_a_signed_event_rewritten_with_its_chain_recomputed_is_not_ok(
+    api: Api, table: Table, owner: Owner
+) -> None:
+    records = list(owner.store.read_stream(table.sid))
+    index = next(i for i, r in enumerate(records) if r.data.get("name") == "bob")
+    renamed = {**records[index].data, "client_seed": "bob's seed, as the owner prefers"}
+    records[index] = replace(records[index], data=renamed)
+    forged = rechain(records, index)  # every hash from bob's join on, recomputed
+    owner.drop_triggers()
+    owner.delete_after(index)
+    with api.db.begin() as connection:
+        connection.execute(events.insert(), [to_row(r) for r in forged[index:]])
+    shown = verified(api, table)
+    assert shown["ok"] is False
+    assert "the log was rewritten" in shown["first_failure"]["reason"]
