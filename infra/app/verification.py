@@ -21,7 +21,7 @@ from typing import Protocol
 
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
-from diceledger.domain.errors import MalformedError, VerificationError, unknown_session
+from diceledger.domain.errors import MalformedError, VerificationError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
@@ -29,15 +29,15 @@ from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
-from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.app.proofs import Proofs
-from diceledger.infra.codec import decode, from_record
+from diceledger.infra.codec import decode
 from diceledger.infra.exporting import read_export
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
 from diceledger.infra.signing import ed25519_check, open_keyring
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.verifying import verify_file
+from diceledger.infra.verifying import verify_session as log_alone
 
 LATEST = "the store's latest checkpoint"
 CHECKED = {
@@ -106,15 +106,6 @@ class Verdict:
         if not self.ok:
             return Standing.FAILED
         return Standing.PROVEN if self.audit.anchored else Standing.UNANCHORED
-
-    @property
-    def first_failure(self) -> str | None:
-        """Name the first failure: of the log itself, else of a checkpoint."""
-        failed = self.report.first_failure
-        if failed is not None:
-            return str(failed)
-        finding = self.audit.first_failure
-        return None if finding is None else str(finding)
 
     def as_dict(self) -> JsonObject:
         """Return the report, its checkpoints' findings and the verdict as JSON-ready data."""
@@ -232,11 +223,7 @@ def verify_session(
         head_note, unreadable = None, Finding(LATEST, False, f"signature: {error}")
     leaves: list[bytes] = []
     count = store.current_version(session_id)
-    report = verify_records(
-        _leaves_of(watch(store.read_stream(session_id), count), leaves), from_record
-    )
-    if report.events == 0:
-        raise unknown_session(session_id)
+    report = log_alone(store, session_id, lambda records: _leaves_of(watch(records, count), leaves))
     findings = [] if unreadable is None else [unreadable]
     head = None
     if head_note is not None:
