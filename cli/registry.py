@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "verify",
         "Prove a session's dice fair and its log untouched.",
     ),
+    "keys": ("diceledger.cli.keys", "keys", "List the signing keys, or rotate to a new one."),
     "odds": ("diceledger.cli.odds", "odds", "Show the exact odds of a roll or check."),
     "checkpoint": (
         "diceledger.cli.receipts",

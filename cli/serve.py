@@ -46,8 +46,16 @@ LOGGING = {
     is_flag=True,
     help="Serve a throw-away store with a session already played, and print links to open.",
 )
+@click.option(
+    "--origin",
+    envvar="DICELEDGER_ORIGIN",
+    help="The server's public origin (https://dice.example.org): names the signing key "
+    "it creates, else a random install id does.",
+)
 @pass_app
-def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> None:
+def serve(
+    app: AppContext, host: str, port: int, workers: int, demo: bool, origin: str | None
+) -> None:
     """Serve the session API on HTTP: each person acts as themselves, by token.
 
     The store and the seeds stay with the server; players need no database access.
@@ -64,6 +72,8 @@ def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> No
 
     from diceledger.cli.serve_protocol import NoDelayH11Protocol
 
+    if origin:
+        os.environ["DICELEDGER_ORIGIN"] = origin  # the worker that creates the key names it
     if demo:
         if port == 0:
             raise click.UsageError("the demo's links name a port: give --port N (not 0)")

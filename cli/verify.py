@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -9,16 +10,29 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import counted, emit_json, progress, shown
 from diceledger.cli.witness import TRUST_KEY, warn, witness
-from diceledger.domain.audit import Claim, LogAudit
-from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.errors import MalformedError
-from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt
-from diceledger.domain.signed_note import SignedNote, VerifierKey
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Anchor, Report
+from diceledger.infra.app.verification import (
+    CHECKED,
+    Reader,
+    Standing,
+    Verdict,
+    check_receipt,
+    kept_claim,
+    verify_export,
+)
 
-LOG_ALONE = "the log alone"
-AGAINST_KEPT = "the log and kept checkpoints"
+LOG_ALONE = CHECKED[Anchor.LOG_ALONE]
+AGAINST_SIGNED = CHECKED[Anchor.SIGNED_CHECKPOINT]
+AGAINST_KEPT = CHECKED[Anchor.KEPT_CHECKPOINT]
+UNANCHORED = (
+    "not anchored (exit 3): only a key the document itself carries signed it, and anyone "
+    "can make such a key; compare it with the server's published keys (GET /api/v1/keys) "
+    "and pass --trust-key"
+)
 
 
 @click.command("verify")
@@ -65,9 +79,10 @@ def verify(
     A log alone can only be shown to agree with itself. Given checkpoints you kept
     (--checkpoint, repeatable, or those this machine kept as commands answered), it also
     proves the log still holds everything they signed: nothing dropped, replaced or
-    replayed. The report says which of the two was checked. Exits 0 when every check
-    holds, 1 naming the first failure otherwise. Dice of epochs whose seed is not
-    revealed yet are counted as not yet verifiable.
+    replayed. The report says what was checked. Exits 0 when every check holds against
+    a key you trust (or the log alone, when that is all there is), 1 naming the first
+    failure, 3 when all holds but only keys the file itself carries signed it. Dice of
+    epochs whose seed is not revealed yet are counted as not yet verifiable.
 
     \b
     Examples:
@@ -84,66 +99,33 @@ def verify(
             raise click.UsageError("--receipt is checked on its own: no --checkpoint or --proof")
         _verify_receipt(app, Path(receipt_path), trusted)
         return
-    claims = [_claim(Path(name)) for name in kept_files]
+    claims = tuple(kept_claim(name, _text(Path(name))) for name in kept_files)
+    reader = Reader(trusted, claims, app.keeper())
     if path is not None:
-        report, audit = _verify_file(app, path, proof_file, claims, trusted)
+        verdict = verify_export(path, proof_file, reader, _progress)
     else:
         assert session_id is not None
-        report, audit = _verify_session(app, session_id, claims, trusted)
-    if audit.kept:
-        report.anchor = Anchor.KEPT_CHECKPOINT
+        application = app.app()
+        latest = application.proofs.latest(session_id)
+        verdict = application.verify_session(session_id, reader, _progress)
+        if verdict.ok and latest is not None:
+            witness(app, session_id, latest)
     if app.json:
-        emit_json({**report.as_dict(), "checkpoints": _audit_json(audit)})
+        emit_json(verdict.as_dict())
     else:
-        _print(report)
-        _print_audit(audit)
-    if not report.ok or not audit.ok:
-        raise click.exceptions.Exit(1)
+        _print(verdict.report)
+        _print_audit(verdict)
+    if verdict.standing is not Standing.PROVEN:
+        raise click.exceptions.Exit(verdict.standing.value)
 
 
-def _verify_session(
-    app: AppContext, session_id: str, claims: list[Claim], trusted: tuple[VerifierKey, ...]
-) -> tuple[Report, LogAudit]:
-    application = app.app()
-    report = application.verify_session(
-        session_id, lambda records, events: progress(records, events, "verifying")
-    )
-    keeper = app.keeper()
-    latest = application.proofs.latest(session_id)
-    here = _kept_here(app, session_id, latest)
-    audit = application.proofs.audit(session_id, claims + here, (*trusted, *keeper.pinned()))
-    if audit.ok and latest is not None:
-        witness(app, session_id, latest)
-    return report, audit
-
-
-def _verify_file(
-    app: AppContext,
-    path: str,
-    proof_file: str | None,
-    claims: list[Claim],
-    trusted: tuple[VerifierKey, ...],
-) -> tuple[Report, LogAudit]:
-    from diceledger.infra.signed_exports import proof_path, read_proof
-    from diceledger.infra.verifying import audit_file, verify_file
-
-    with open(path, "rb") as handle:
-        lines = sum(1 for _ in handle)
-    report = verify_file(path, lambda records: progress(records, lines, "verifying"))
-    proof = read_proof(proof_file or proof_path(path))
-    session_id = report.session_id or ""
-    heads = (
-        [] if proof is None else [n for n in proof.checkpoints if _origin(n).endswith(session_id)]
-    )
-    here = _kept_here(app, session_id, heads[0] if heads else None)
-    return report, audit_file(path, session_id, proof, claims + here, _known(app, trusted))
+def _progress(records: Iterable[RecordedEvent], count: int) -> Iterable[RecordedEvent]:
+    return progress(records, count, "verifying")
 
 
 def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...]) -> None:
-    from diceledger.infra.verifying import check_receipt
-
     receipt = Receipt.parse(_text(path))
-    checked = check_receipt(receipt, _known(app, trusted))
+    checked = check_receipt(receipt, Reader(trusted, (), app.keeper()))
     signed = checked.verified.checkpoint
     records = checked.verified.records
     versions = [int(record["stream_version"]) for record in records]
@@ -153,6 +135,7 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
         emit_json(
             {
                 "ok": True,
+                "verdict": checked.standing.name.lower(),
                 "session_id": signed.session_id,
                 "rolls": rolls,
                 "events": versions,
@@ -164,24 +147,22 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
                 "not_yet_verifiable_dice": dice.unverifiable,
             }
         )
-        return
-    click.echo(
-        f"receipt of session {signed.session_id}, roll {', '.join(map(str, rolls))}: "
-        f"{len(records)} events (versions {', '.join(map(str, versions))})"
-    )
-    click.echo(
-        f"verified: each event is in the log of {signed.checkpoint.size} events that "
-        f"{signed.signer} signed"
-    )
-    click.echo(
-        f"dice: {dice.verified} verified against the revealed seed it holds, "
-        f"{dice.manual} typed in (cannot be verified), {dice.unverifiable} not yet verifiable"
-    )
-    if not checked.pinned:
-        warn(
-            "the receipt's key is vouched for only by the receipt itself: compare it with "
-            "the server's published keys, or pass --trust-key"
+    else:
+        click.echo(
+            f"receipt of session {signed.session_id}, roll {', '.join(map(str, rolls))}: "
+            f"{len(records)} events (versions {', '.join(map(str, versions))})"
         )
+        click.echo(
+            f"verified: each event is in the log of {signed.checkpoint.size} events that "
+            f"{signed.signer} signed"
+        )
+        click.echo(
+            f"dice: {dice.verified} verified against the revealed seed it holds, "
+            f"{dice.manual} typed in (cannot be verified), {dice.unverifiable} not yet verifiable"
+        )
+    if checked.standing is Standing.UNANCHORED:
+        warn(UNANCHORED)
+        raise click.exceptions.Exit(checked.standing.value)
 
 
 def _text(path: Path) -> str:
@@ -190,52 +171,6 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise MalformedError(f"{path} is not UTF-8 text (byte {error.start})") from None
-
-
-def _claim(path: Path) -> Claim:
-    """Read a kept checkpoint: a signed note, or a receipt holding one."""
-    text = _text(path)
-    if text.lstrip().startswith("{"):
-        return Claim(f"{path} (receipt)", Receipt.parse(text).checkpoint)
-    return Claim(str(path), text)
-
-
-def _kept_here(app: AppContext, session_id: str, head: str | None) -> list[Claim]:
-    """Return the checkpoints this machine kept of the log ``head`` heads."""
-    if head is None:
-        return []
-    origin = _origin(head)
-    return [
-        Claim(f"kept by this machine ({path})", note)
-        for path, note in app.keeper().kept(session_id)
-        if _origin(note) == origin
-    ]
-
-
-def _known(app: AppContext, trusted: tuple[VerifierKey, ...]) -> tuple[VerifierKey, ...]:
-    """Return the keys a reader with no database trusts: given, own server's, pinned."""
-    from diceledger.infra.signing import open_keyring
-
-    return (*trusted, *open_keyring().known(), *app.keeper().pinned())
-
-
-def _origin(note: str) -> str:
-    try:
-        return Checkpoint.parse(SignedNote.parse(note).text).origin
-    except MalformedError:
-        return ""
-
-
-def _audit_json(audit: LogAudit) -> JsonObject:
-    return {
-        "checked": AGAINST_KEPT if audit.kept else LOG_ALONE,
-        "ok": audit.ok,
-        "kept": audit.kept,
-        "findings": [
-            {"source": finding.source, "ok": finding.ok, "detail": finding.detail}
-            for finding in audit.findings
-        ],
-    }
 
 
 def _print(report: Report) -> None:
@@ -263,7 +198,8 @@ def _print(report: Report) -> None:
         click.echo(shown(f"FAILED at {first}"), err=True)
 
 
-def _print_audit(audit: LogAudit) -> None:
+def _print_audit(verdict: Verdict) -> None:
+    audit = verdict.audit
     for finding in audit.findings:
         if finding.ok:
             click.echo(f"checkpoint: {finding}")
@@ -276,8 +212,12 @@ def _print_audit(audit: LogAudit) -> None:
             if audit.ok
             else f"checked against: {AGAINST_KEPT} ({audit.kept})"
         )
+    elif verdict.report.anchor is Anchor.SIGNED_CHECKPOINT:
+        click.echo(f"checked against: {AGAINST_SIGNED}")
     else:
         click.echo(
             f"checked against: {LOG_ALONE}; it agrees with itself, but only a kept checkpoint "
             "(--checkpoint) shows nothing was cut from its end or rewritten"
         )
+    if verdict.standing is Standing.UNANCHORED:
+        warn(UNANCHORED)

@@ -27,6 +27,7 @@ def witness(app: AppContext, session_id: str, note: str | None) -> bool:
             note,
             application.proofs.trusted(),
             lambda old, new: application.proofs.consistency(session_id, old, new).proof,
+            application.proofs.retired(),
         )
     except VerificationError as error:
         warn(str(error))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from diceledger.domain.checkpoint import SignedCheckpoint, check_log, open_checkpoint
 from diceledger.domain.errors import VerificationError
 from diceledger.domain.export_proof import check_heads
+from diceledger.domain.merkle import MerkleTree
 from diceledger.domain.signed_note import SignatureCheck
 from diceledger.domain.trust import Trust
 
@@ -38,6 +39,7 @@ class Finding:
     source: str
     ok: bool
     detail: str
+    by_document: bool = False  # it holds, but only a key the document carries signed it
 
     def __str__(self) -> str:
         return f"{self.source}: {self.detail}"
@@ -56,6 +58,11 @@ class LogAudit:
     def ok(self) -> bool:
         """Tell whether every checkpoint holds."""
         return all(finding.ok for finding in self.findings)
+
+    @property
+    def anchored(self) -> bool:
+        """Tell whether every checkpoint that holds is signed by a key the reader trusts."""
+        return not any(finding.by_document for finding in self.findings)
 
     @property
     def first_failure(self) -> Finding | None:
@@ -83,6 +90,20 @@ def audit_log(
     return LogAudit(session_id, len(leaves), tuple(findings), len(kept))
 
 
+def remembered(source: str, leaves: Sequence[bytes], size: int, root: bytes) -> Finding:
+    """Check the log against a tree head remembered apart from it: a prefix, the same root."""
+    if len(leaves) < size:
+        detail = f"remembers {size} signed events; the log has {len(leaves)}: events were removed"
+        return Finding(source, False, detail)
+    if MerkleTree(leaves[:size]).root() != root:
+        detail = (
+            f"the first {size} events of the log are not the ones it remembers as signed: "
+            "the log was rewritten or its tree forked"
+        )
+        return Finding(source, False, detail)
+    return Finding(source, True, f"{size} signed events remembered, a prefix of the log")
+
+
 def _checked(
     session_id: str,
     leaves: Sequence[bytes],
@@ -93,6 +114,7 @@ def _checked(
 ) -> tuple[SignedCheckpoint | None, Finding]:
     try:
         signed = open_checkpoint(claim.note, trust.keys, check)
+        trust.check(signed)
     except VerificationError as error:
         return None, Finding(claim.source, False, f"signature: {error}")
     size = signed.checkpoint.size
@@ -106,10 +128,11 @@ def _checked(
             check_log(signed.checkpoint, leaves)
     except VerificationError as error:
         return signed, Finding(claim.source, False, str(error))
-    vouched = "" if trust.pinned_signer(signed) else "; its key is vouched for only by the document"
+    by_document = not trust.pinned_signer(signed)
+    vouched = "; its key is vouched for only by the document" if by_document else ""
     what = "heads exactly" if exact else "is a prefix of"
     detail = f"{size} events signed by {signed.signer}, {what} the log{vouched}"
-    return signed, Finding(claim.source, True, detail)
+    return signed, Finding(claim.source, True, detail, by_document)
 
 
 def _forks(opened: Sequence[tuple[Claim, SignedCheckpoint]]) -> list[Finding]:

@@ -36,6 +36,15 @@ def origin_for(key_name: str, session_id: str) -> str:
     return f"{key_name}{ORIGIN_SEPARATOR}{session_id}"
 
 
+def session_of(origin: str) -> str:
+    """Return the session an origin names: what follows its last slash.
+
+    A session id holds no slash (it is one segment of every URL of the session), so the
+    key's name is everything before.
+    """
+    return origin.rpartition(ORIGIN_SEPARATOR)[2]
+
+
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """A Merkle tree head: which log (origin), how many leaves (size), and the root."""
@@ -85,7 +94,7 @@ class SignedCheckpoint:
     def __post_init__(self) -> None:
         prefix = self.signer + ORIGIN_SEPARATOR
         origin = self.checkpoint.origin
-        if not origin.startswith(prefix) or len(origin) == len(prefix):
+        if not origin.startswith(prefix) or origin[len(prefix) :] != session_of(origin):
             raise SignatureError(f"checkpoint origin {origin!r} is not a session of {self.signer}")
         if Checkpoint.parse(self.note.text) != self.checkpoint:
             raise MalformedError("the signed note does not carry this checkpoint")
@@ -96,7 +105,7 @@ class SignedCheckpoint:
     @property
     def session_id(self) -> str:
         """Return the session the checkpoint heads (the origin after the key's name)."""
-        return self.checkpoint.origin[len(self.signer) + len(ORIGIN_SEPARATOR) :]
+        return session_of(self.checkpoint.origin)
 
 
 def open_checkpoint(
@@ -110,13 +119,22 @@ def open_checkpoint(
     note = SignedNote.parse(text)
     signers = verify_note(note, trusted, check)
     checkpoint = Checkpoint.parse(note.text)
+    session = session_of(checkpoint.origin)
     for key in signers:
-        prefix = key.name + ORIGIN_SEPARATOR
-        if checkpoint.origin.startswith(prefix) and len(checkpoint.origin) > len(prefix):
+        if session and checkpoint.origin == origin_for(key.name, session):
             return SignedCheckpoint(checkpoint, note, key.name)
     raise SignatureError(
         f"checkpoint origin {checkpoint.origin!r} is not a session of any key that signed it"
     )
+
+
+def read_kept(text: str) -> str:
+    """Return a kept checkpoint's note as signed: a file may end in extra blank lines.
+
+    Saving a note with ``jq -r .checkpoint > f`` or an editor adds a final newline; the
+    note itself always ends in exactly one.
+    """
+    return text.rstrip("\r\n") + "\n"
 
 
 def check_extends(kept: Checkpoint, later: Checkpoint, proof: ConsistencyProof) -> None:

@@ -40,12 +40,13 @@ def bootstrap(db_url: str | None = None, signing_key: Path | None = None) -> App
 
 
 def bootstrap_server(
-    db_url: str | None = None, signing_key: Path | None = None, server_name: str | None = None
+    db_url: str | None = None, signing_key: Path | None = None, origin: str | None = None
 ) -> ServerParts:
     """Wire the application and the server's access control on one database.
 
-    ``server_name`` names the signing key when this server creates it (``<name>/diceledger``,
-    the start of every checkpoint's origin); a key that exists keeps its name.
+    ``origin``, the server's public origin (else DICELEDGER_ORIGIN), names the signing key
+    when this server creates it (``<host>/diceledger``, the start of every checkpoint's
+    origin); a key that exists keeps its name.
     """
     from diceledger.infra.access.store import AccessStore
     from diceledger.infra.app.access import AccessService
@@ -60,7 +61,7 @@ def bootstrap_server(
     # appends; a SQLite store has one worker.
     channel = PostgresChannel(engine) if engine.dialect.name == "postgresql" else None
     live = LiveUpdates(channel)
-    app = _application(url, engine, signing_key, server_name, live.appended)
+    app = _application(url, engine, signing_key, origin, live.appended)
     store = AccessStore(engine)
     requests = IdempotentRequests(store)
     access = AccessService(app, store, requests)
@@ -77,10 +78,10 @@ def in_memory() -> Application:
 
 
 def _opened(
-    db_url: str | None, signing_key: Path | None, server_name: str | None = None
+    db_url: str | None, signing_key: Path | None, origin: str | None = None
 ) -> tuple[Application, Engine]:
     url, engine = _engine(db_url)
-    return _application(url, engine, signing_key, server_name), engine
+    return _application(url, engine, signing_key, origin), engine
 
 
 def _engine(db_url: str | None) -> tuple[str, Engine]:
@@ -94,18 +95,18 @@ def _application(
     url: str,
     engine: Engine,
     signing_key: Path | None,
-    server_name: str | None = None,
+    origin: str | None = None,
     on_appended: Appended | None = None,
 ) -> Application:
     """Wire the application on ``engine``; every append signed with the server's key."""
     from diceledger.infra.db import safe_url
     from diceledger.infra.ledger import CheckpointLedger
-    from diceledger.infra.signing import DEFAULT_SERVER_NAME, open_keyring
+    from diceledger.infra.signing import open_keyring
     from diceledger.infra.snapshots import SnapshotStore
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 
-    keyring = open_keyring(signing_key, server_name or DEFAULT_SERVER_NAME)
+    keyring = open_keyring(signing_key, origin)
     ledger = CheckpointLedger(engine, keyring)
     store, vault = SqlEventStore(engine), SeedVault(engine)
     return Application(

@@ -29,6 +29,7 @@ from diceledger.domain.checkpoint import SignedCheckpoint, check_extends, open_c
 from diceledger.domain.errors import KeyFileError, MalformedError, ProofError, SignatureError
 from diceledger.domain.merkle import ConsistencyProof
 from diceledger.domain.signed_note import VerifierKey
+from diceledger.domain.trust import Retired, check_not_retired
 from diceledger.infra.signing import ed25519_check
 
 ENV_VAR = "DICELEDGER_CHECKPOINTS"
@@ -95,15 +96,23 @@ class CheckpointKeeper:
         _write(path, str(signed))
         return path
 
-    def observe(self, note: str, trusted: Iterable[VerifierKey], prove: Prove) -> Observation:
+    def observe(
+        self,
+        note: str,
+        trusted: Iterable[VerifierKey],
+        prove: Prove,
+        retired: Iterable[Retired] = (),
+    ) -> Observation:
         """Check a new checkpoint's signature and that it extends every kept one; keep it.
 
-        Raises SignatureError when no trusted key signed it, ProofError (naming the kept
-        file) when the log it heads does not extend a kept checkpoint; nothing is kept then.
+        Raises SignatureError when no trusted key signed it (or only a key in ``retired``,
+        past the size it retired at), ProofError (naming the kept file) when the log it
+        heads does not extend a kept checkpoint; nothing is kept then.
         """
         keys = (*trusted, *self.pinned())
         try:
             signed = open_checkpoint(note, keys, ed25519_check)
+            check_not_retired(signed, keys, retired)
         except SignatureError as error:
             raise SignatureError(f"a checkpoint this machine was given: {error}") from None
         compared, largest = 0, None

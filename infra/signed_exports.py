@@ -5,7 +5,8 @@ An export (``tomb.jsonl``) keeps the JSON Lines format every reader knows; its p
 extends or creates a session only when the proof's checkpoint for it is signed by a key
 the importing store trusts and heads exactly the file's events; the store then signs the
 imported events under its own key, after checking that its stream is exactly what it
-signed before plus those events. Without a trusted checkpoint, a session new to the store
+signed before plus those events. A key the store retired vouches only for what it had
+signed when it retired. Without a trusted checkpoint, a session new to the store
 may be imported only when the importer says so (``allow_unsigned``); a continuation of a
 session the store holds, never.
 """
@@ -20,6 +21,7 @@ from diceledger.domain.checkpoint import SignedCheckpoint
 from diceledger.domain.errors import CommandRefusedError, MalformedError
 from diceledger.domain.export_proof import ExportProof, check_export
 from diceledger.domain.signed_note import VerifierKey
+from diceledger.domain.trust import Retired, check_not_retired
 from diceledger.infra.exporting import check_importable, checked_lines, read_export
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.signing import ed25519_check
@@ -77,10 +79,17 @@ def import_signed(
     proof: ExportProof | None,
     trusted: Iterable[VerifierKey],
     allow_unsigned: bool = False,
+    retired: Iterable[Retired] = (),
 ) -> Imported:
-    """Import an export whose sessions are signed by a trusted key (see the module)."""
+    """Import an export whose sessions are signed by a trusted key (see the module).
+
+    A key in ``retired`` vouches only for each session's size when it retired.
+    """
     counts = check_importable(path)
-    opened = _opened(proof, path, trusted)
+    keys = tuple(trusted)
+    opened = _opened(proof, path, keys)
+    for head in opened.values():
+        check_not_retired(head, keys, retired)
     for session_id in counts:
         if session_id in opened:
             continue

@@ -39,10 +39,9 @@ def settings_from_environment() -> Settings:
 
 def create() -> FastAPI:
     """Build the app on the database named by DICELEDGER_DB (or the default file)."""
-    # The server's name names its signing key when the first worker creates it.
-    parts = bootstrap_server(
-        os.environ.get("DICELEDGER_DB"), server_name=os.environ.get("DICELEDGER_SERVER_NAME")
-    )
+    # The server's public origin (DICELEDGER_ORIGIN) names its signing key when the first
+    # worker creates it; the keyring reads it.
+    parts = bootstrap_server(os.environ.get("DICELEDGER_DB"))
     settings = settings_from_environment()
     services = WebServices(parts.app, parts.access, parts.requests, settings, live=parts.live)
     services.discord = discord_from_environment(parts)

@@ -11,11 +11,13 @@ from diceledger.domain.json import JsonObject
 class Anchor(StrEnum):
     """What a verification trusted the log against (docs/verification.md, "What a log proves").
 
-    A log alone proves it agrees with itself; only a checkpoint kept from earlier also
-    proves that nothing was cut from its end or rewritten with fresh hashes.
+    A log alone proves it agrees with itself; a checkpoint its source signed proves it is
+    the log that source signed; only a checkpoint kept from earlier also proves that
+    nothing was cut from its end or rewritten with fresh hashes since.
     """
 
     LOG_ALONE = "log-alone"
+    SIGNED_CHECKPOINT = "signed-checkpoint"
     KEPT_CHECKPOINT = "kept-checkpoint"
 
 

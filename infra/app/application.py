@@ -56,17 +56,13 @@ if TYPE_CHECKING:
     from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
-    from diceledger.domain.verification.report import Report
     from diceledger.infra.app.feed import SessionFeed
+    from diceledger.infra.app.verification import HeadAnchor, Reader, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
 
 # Called with how many events were just folded (a progress bar's advance).
 Progress = Callable[[int], None]
-# Watches a read go by: receives the records and how many there are, yields them on.
-Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
-
-
 WHOLE = Moment()  # a replay to the end
 
 
@@ -88,6 +84,7 @@ class Application:
         ledger: CheckpointLedger | None = None,
         keyring: Keyring | None = None,
         snapshots: Snapshots | None = None,
+        anchors: Sequence[HeadAnchor] = (),
     ) -> None:
         """Serve ``store`` and ``vault``; ``engine`` holds the persisted projections.
 
@@ -102,6 +99,7 @@ class Application:
         self._full_url = full_url or url
         self._engine = engine
         self._ledger = ledger
+        self._anchors = tuple(anchors)
         self._sessions = (
             SessionService(store, vault, ledger=ledger, snapshots=snapshots)
             if on_appended is None
@@ -309,12 +307,16 @@ class Application:
 
         return review_roll(self._store, session_id, roll_id, viewer)
 
-    def verify_session(self, session_id: str, watch: Watch = _unwatched) -> Report:
-        """Verify a stored session: chain, nonces, commitments, dice and outcomes."""
-        from diceledger.infra.verifying import verify_session
+    def verify_session(
+        self, session_id: str, reader: Reader | None = None, watch: Watch = _unwatched
+    ) -> Verdict:
+        """Verify a stored session: chain, nonces, commitments, dice and outcomes, and hold
+        it to its latest signed checkpoint, every head anchor and the reader's checkpoints.
+        """
+        from diceledger.infra.app.verification import Reader, verify_session
 
-        count = self._store.current_version(session_id)
-        return verify_session(self._store, session_id, lambda records: watch(records, count))
+        met = Reader() if reader is None else reader
+        return verify_session(self._store, self.proofs, self._anchors, session_id, met, watch)
 
     def statistics(
         self,
@@ -383,7 +385,8 @@ class Application:
         from diceledger.infra.signed_exports import import_signed
 
         keys = (*self.proofs.trusted(), *trusted)
-        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned)
+        retired = self.proofs.retired()
+        done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned, retired)
         return ImportResult(done.events, done.appended, done.checkpoints)
 
     def projections(self) -> list[ProjectionStatus]:

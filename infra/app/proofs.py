@@ -1,4 +1,4 @@
-"""The use cases of signed logs: checkpoints, Merkle proofs, receipts, audits and adoption.
+"""The use cases of signed logs: keys, checkpoints, Merkle proofs, receipts and adoption.
 
 Every face reaches them as ``Application.proofs``. They read what the checkpoint ledger
 signed; only ``adopt`` signs, and only events that verify, as an operator's decision.
@@ -11,23 +11,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from diceledger.domain.checkpoint import SignedCheckpoint
-from diceledger.domain.errors import NotFoundError, VerificationError, unknown_session
+from diceledger.domain.errors import NotFoundError, VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
+from diceledger.domain.trust import Retired
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import Keyring, ed25519_check
+from diceledger.infra.signing import Keyring, Rotation
 from diceledger.infra.store.port import EventStore
 
-# Audits, exports and receipts import what they need when they run: every command that
+# Exports and receipts import what they need when they run: every command that
 # appends checks its checkpoint here, and would pay for them at start-up otherwise.
 if TYPE_CHECKING:
-    from diceledger.domain.audit import Claim, LogAudit
     from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.receipt import Receipt
-
-LATEST = "the store's latest checkpoint"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +76,7 @@ class Keys:
 
     current: VerifierKey
     retired: tuple[VerifierKey, ...]
+    rotations: tuple[Rotation, ...] = ()
 
 
 class Proofs:
@@ -101,9 +100,22 @@ class Proofs:
         return self._ledger is not None
 
     def keys(self) -> Keys:
-        """Return the server's verifier keys, current and retired."""
+        """Return the server's verifier keys, current and retired, and its rotations."""
         keyring = self._signing()[1]
-        return Keys(keyring.current().verifier, keyring.retired())
+        return Keys(keyring.current().verifier, keyring.retired(), keyring.rotations())
+
+    def rotate_key(self) -> Rotation:
+        """Retire the signing key at every session's signed size; sign with a new one.
+
+        Run it with the server stopped: a running server keeps the key it read.
+        """
+        ledger, keyring = self._signing()
+        sizes = {}
+        for session_id in self._store.stream_ids():
+            latest = ledger.latest(session_id)
+            if latest is not None:
+                sizes[session_id] = latest.checkpoint.size
+        return keyring.rotate(sizes)
 
     def trusted(self) -> tuple[VerifierKey, ...]:
         """Return the keys whose checkpoints this store vouches for (none if it signs none).
@@ -112,9 +124,18 @@ class Proofs:
         """
         return () if self._keyring is None else self._keyring.known()
 
+    def retired(self) -> tuple[Retired, ...]:
+        """Return the retired keys with the signed sizes each may still vouch for."""
+        return () if self._keyring is None else self._keyring.retirements()
+
     def latest(self, session_id: str) -> str | None:
         """Return the session's latest signed checkpoint note (None when it has none)."""
         signed = None if self._ledger is None else self._ledger.latest(session_id)
+        return None if signed is None else str(signed)
+
+    def signed_at(self, session_id: str, size: int) -> str | None:
+        """Return the checkpoint note signed for the session's first ``size`` events, if any."""
+        signed = None if self._ledger is None else self._ledger.checkpoint_at(session_id, size)
         return None if signed is None else str(signed)
 
     def checkpoint(self, session_id: str) -> CheckpointResult:
@@ -172,23 +193,6 @@ class Proofs:
         chosen = receipt_events(signed_records, roll.request.roller, roll.request.epoch, roll_id)
         proofs = [(r, ledger.inclusion(session_id, r.stream_version - 1, size)) for r in chosen]
         return build_receipt(signed, proofs, keyring.signer_of(signed))
-
-    def audit(
-        self, session_id: str, kept: Sequence[Claim], trusted: Sequence[VerifierKey] = ()
-    ) -> LogAudit:
-        """Check the stored log against its latest checkpoint and the ``kept`` ones."""
-        from diceledger.domain.audit import Claim, audit_log
-        from diceledger.domain.trust import resolve_trust
-
-        leaves = [bytes.fromhex(r.hash) for r in self._store.read_stream(session_id)]
-        if not leaves:
-            raise unknown_session(session_id)
-        head = None
-        if self._ledger is not None:
-            latest = self._ledger.latest(session_id)
-            head = None if latest is None else Claim(LATEST, str(latest))
-        trust = resolve_trust((*self.trusted(), *trusted))
-        return audit_log(session_id, leaves, head, kept, trust, ed25519_check)
 
     def export_proof(self, session_id: str, events: int) -> ExportProof | None:
         """Return the proof of an export of the session's first ``events`` events, if signed."""

@@ -10,12 +10,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from diceledger.domain.checkpoint import Checkpoint, check_extends
+from diceledger.domain.errors import VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof, verify_inclusion
 from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.signed_note import SignedNote, VerifierKey
-from diceledger.infra.signing import ed25519_check, open_signed_checkpoint
+from diceledger.infra.signing import check_rotation, ed25519_check, open_signed_checkpoint
 from diceledger.web.asgi import create
-from tests.api.conftest import Api, Table
+from tests.api.conftest import Api, Table, build_api, open_table
 
 ROLL = {"kind": "effect", "expression": "1d6", "faces": [4]}
 
@@ -141,7 +142,7 @@ def test_a_server_names_the_key_it_creates_after_itself(
 ) -> None:
     monkeypatch.setenv("DICELEDGER_DB", sqlite_url)
     monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "server.key"))
-    monkeypatch.setenv("DICELEDGER_SERVER_NAME", "dice.example")
+    monkeypatch.setenv("DICELEDGER_ORIGIN", "https://dice.example")
     app = create()
     with TestClient(app) as client:
         opened = client.post("/api/v1/sessions", json={"title": "Tomb", "name": "mira"}).json()
@@ -149,3 +150,27 @@ def test_a_server_names_the_key_it_creates_after_itself(
     assert key["name"] == "dice.example/diceledger"
     assert head(opened["checkpoint"]).origin == f"dice.example/diceledger/{opened['session_id']}"
     app.state.services.app.close()
+
+
+def test_a_rotated_key_stays_published_with_its_word_for_its_successor(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "rotating.key"))
+    api = build_api(sqlite_url)
+    try:
+        with api.client:
+            open_table(api)
+            (old,) = trusted(api)
+            rotation = api.services.app.proofs.rotate_key()
+            listed = api.get("/api/v1/keys").json()["keys"]
+    finally:
+        api.services.app.close()
+        api.db.dispose()
+    current = [key for key in listed if key["current"]]
+    retired = [key for key in listed if not key["current"]]
+    assert [key["verifier_key"] for key in retired] == [str(old)]
+    new = VerifierKey.parse(current[0]["verifier_key"])
+    assert retired[0]["successor"] == str(new) == str(rotation.successor)
+    check_rotation(retired[0]["rotation"], old, new)  # signed by the old key, for the new
+    with pytest.raises(VerificationError):
+        check_rotation(retired[0]["rotation"], new, new)

@@ -133,8 +133,8 @@ def test_an_import_of_another_servers_export_needs_its_key(
     refused = run_on(other, "import", str(export), signing_key=their_key)
     assert refused.exit_code == 1
     assert refused.stderr == (
-        "Error: no trusted key signed this note; it is signed by localhost/diceledger "
-        f"({open_keyring().current().key_id.hex()})\n"
+        "Error: no trusted key signed this note; it is signed by "
+        f"{open_keyring().current().name} ({open_keyring().current().key_id.hex()})\n"
     )
     trusted = str(open_keyring().current().verifier)
     taken = run_on(other, "import", str(export), "--trust-key", trusted, signing_key=their_key)
@@ -195,7 +195,7 @@ def test_no_gm_salts_a_roll_and_no_gm_chooses_a_client_seed(ledger: Ledger, tabl
 
 
 def test_a_checkpoint_signed_by_an_unknown_key_is_not_kept(ledger: Ledger, table: str) -> None:
-    impostor = SigningKey.generate("localhost")
+    impostor = SigningKey.generate(open_keyring().current().name)
     genuine = ledger.ok("ann", "checkpoint", table)
     forged = str(impostor.sign_checkpoint(head(genuine)))
     from diceledger.cli.context import AppContext
@@ -216,7 +216,8 @@ def test_kept_checkpoints_stay_checked_across_a_key_rotation(
     monkeypatch.setenv("DICELEDGER_SIGNING_KEY", str(tmp_path / "rotating.key"))
     sid = ledger.data("gm", "session", "start", "Rotation")["session_id"]
     old = open_keyring().current().verifier
-    new = open_keyring().rotate().verifier
+    ledger.ok("gm", "keys", "rotate")
+    new = open_keyring().current().verifier
     ledger.ok("gm", "roll", sid, "1d6", "--faces", "2")  # signed by the new key: it extends
     for key in (old, new):
         assert (kept_folder() / key.key_id.hex() / f"{sid}.checkpoint").exists()

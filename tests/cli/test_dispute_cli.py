@@ -7,6 +7,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from diceledger.infra.signing import open_keyring
 from tests.cli.conftest import Ledger
 
 
@@ -15,7 +16,7 @@ def test_a_dispute_goes_from_open_to_review_to_void_and_a_new_roll(
 ) -> None:
     ledger.ok("ann", "check", table, "1d20+2", "--target", "12", "--adv", "1", "--faces", "4,17")
     opened = ledger.data("bob", "dispute", "open", table, "1", "--reason", "fell off the table")
-    assert opened.pop("checkpoint").startswith(f"localhost/diceledger/{table}\n")
+    assert opened.pop("checkpoint").startswith(f"{open_keyring().current().name}/{table}\n")
     assert opened == {"session_id": table, "roll_id": 1, "dispute": "open", "by": "bob"}
     review = ledger.data("gm", "dispute", "review", table, "1")
     assert [(d["face"], d["counted"], d["source"]) for d in review["dice"]] == [

@@ -88,6 +88,7 @@ TEMPLATES = [
     "stats --session {v}",
     "stats --player {v}",
     "stats -o {f}",
+    "keys list",  # never "keys rotate": the run shares one signing key
     "projections status",
     "projections rebuild",
     "export {s} -o {f}",

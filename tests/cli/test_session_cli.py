@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
+from diceledger.infra.signing import open_keyring
 from tests.cli.conftest import Ledger
 
 
@@ -52,7 +53,7 @@ def test_player_joins_with_a_client_seed(ledger: Ledger, table: str) -> None:
 def test_join_answers_with_the_members_role(ledger: Ledger, table: str) -> None:
     assert ledger.ok("cat", "session", "join", table) == f"cat joined {table} as player\n"
     joined = ledger.data("dan", "session", "join", table)
-    assert joined.pop("checkpoint").startswith(f"localhost/diceledger/{table}\n")
+    assert joined.pop("checkpoint").startswith(f"{open_keyring().current().name}/{table}\n")
     assert joined == {"session_id": table, "name": "dan", "role": "player"}
 
 

@@ -25,7 +25,7 @@ from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
 from diceledger.infra.db import make_engine
-from diceledger.infra.signing import SigningKey
+from diceledger.infra.signing import SigningKey, open_keyring
 from tests.cli.conftest import Ledger
 from tests.infra.owner_rights import Owner
 
@@ -52,6 +52,11 @@ def failed(result: Result) -> str:
     """Assert a verify failed; return its stderr."""
     assert result.exit_code == 1, result.output
     return result.stderr
+
+
+def signer(kept_file: Path) -> str:
+    """Return the name of the key a kept checkpoint's origin names."""
+    return Checkpoint.parse(SignedNote.parse(kept_file.read_text()).text).origin.rpartition("/")[0]
 
 
 def kept(ledger: Ledger, table: str, path: Path) -> Path:
@@ -178,7 +183,7 @@ def test_a_forked_history_shown_to_two_players_is_caught(
     both = ("--checkpoint", str(ann_saw), "--checkpoint", str(bob_saw))
     err = failed(run(ledger.url, "verify", table, *both))
     assert (
-        f"CHECKPOINT FAILED: {ann_saw} and {bob_saw}: a fork: localhost/diceledger signed two "
+        f"CHECKPOINT FAILED: {ann_saw} and {bob_saw}: a fork: {signer(ann_saw)} signed two "
         f"different logs of {len(ledger.events(table))} events of session '{table}'"
     ) in err
     assert f"CHECKPOINT FAILED: {bob_saw}: the first" in err
@@ -188,7 +193,7 @@ def test_a_signature_by_another_key_is_caught(ledger: Ledger, table: str, tmp_pa
     ann_checks(ledger, table, 14)
     export = tmp_path / "tomb.jsonl"
     ledger.export("gm", table, export)
-    impostor = SigningKey.generate("localhost")  # the same server name, another key
+    impostor = SigningKey.generate(open_keyring().current().name)  # the same name, another key
     proof_file = Path(f"{export}.proof.json")
     proof = ExportProof.parse(proof_file.read_text())
     genuine = proof.checkpoints[0]
@@ -234,9 +239,16 @@ def test_verify_says_whether_it_checked_the_log_alone_or_against_kept_checkpoint
     ann_checks(ledger, table, 14)
     export = tmp_path / "tomb.jsonl"
     ledger.export("gm", table, export)
+    signed = run(ledger.url, "verify", "--file", str(export), elsewhere=tmp_path / "fresh")
+    assert signed.exit_code == 0
+    assert "checked against: the log and its signed checkpoint" in signed.stdout
+    proof = Path(f"{export}.proof.json")
+    kept_proof = proof.read_text()
+    proof.unlink()
     alone = run(ledger.url, "verify", "--file", str(export), elsewhere=tmp_path / "fresh")
     assert alone.exit_code == 0
     assert "checked against: the log alone; it agrees with itself" in alone.stdout
+    proof.write_text(kept_proof)
     checkpoint = kept(ledger, table, tmp_path / "ann.checkpoint")
     against = run(ledger.url, "verify", "--file", str(export), "--checkpoint", str(checkpoint))
     assert against.exit_code == 0, against.output
@@ -245,3 +257,29 @@ def test_verify_says_whether_it_checked_the_log_alone_or_against_kept_checkpoint
     assert as_json["checkpoints"]["checked"] == "the log and kept checkpoints"
     assert as_json["anchor"] == "kept-checkpoint"
     assert as_json["checkpoints"]["ok"] is True
+
+
+def test_verify_of_a_stored_session_reaches_the_servers_verdict_with_nothing_kept(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    ann_checks(ledger, table, 14)
+    size = len(ledger.events(table))
+    owner = Owner(make_engine(ledger.url), table)
+    try:
+        owner.forge_insert(
+            "PlayerJoined", name="eve", role="player", client_seed="eve's", added_by="eve"
+        )
+        shown = run(ledger.url, "verify", table, "--json", elsewhere=tmp_path / "fresh")
+        assert shown.exit_code == 1
+        verdict = json.loads(shown.stdout)
+        assert verdict["ok"] is False and verdict["verdict"] == "failed"
+        assert (
+            f"the log has {size + 1} events; its checkpoint signs {size}"
+            in (verdict["first_failure"]["reason"])
+        )
+        owner.drop_triggers()
+        owner.delete_after(size - 3)  # the forged join and the whole roll before it, gone
+        err = failed(run(ledger.url, "verify", table, elsewhere=tmp_path / "fresh"))
+        assert f"the log has {size - 3} events; its checkpoint signs {size}" in err
+    finally:
+        owner.engine.dispose()

@@ -32,7 +32,7 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.infra.db import make_engine
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.ledger_schema import signed_checkpoints
-from diceledger.infra.signing import Keyring, SigningKey, ed25519_check
+from diceledger.infra.signing import Keyring, SigningKey, ed25519_check, key_name_for
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import seal
@@ -257,7 +257,7 @@ def test_a_stored_subtree_changed_in_the_database_is_not_built_on(table: Table) 
 def sign_the_latest_note_again_by_an_impostor(table: Table) -> None:
     """Replace the stored note of the latest checkpoint by the same checkpoint, signed by
     a key nobody trusts (what someone with the database but not the key can do)."""
-    impostor = SigningKey.generate("dice.example")
+    impostor = SigningKey.generate(key_name_for("dice.example"))
     genuine = table.ledger.latest(SESSION)
     assert genuine is not None
     table.drop_triggers()

@@ -14,10 +14,10 @@ from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.verification.receipt_dice import check_receipt_dice
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.verification import Reader, check_receipt
 from diceledger.infra.bootstrap import bootstrap
 from diceledger.infra.codec import decode
 from diceledger.infra.signing import Keyring
-from diceledger.infra.verifying import check_receipt
 
 
 @pytest.fixture
@@ -49,11 +49,11 @@ def test_an_unrevealed_seeds_dice_wait_and_a_revealed_ones_are_derived_again(
 ) -> None:
     sid = played(app)
     known = Keyring(tmp_path / "signing.key").trusted()
-    early = check_receipt(app.proofs.receipt("ann", sid, 1), known)
+    early = check_receipt(app.proofs.receipt("ann", sid, 1), Reader(known))
     assert early.dice.verified == 0 and early.dice.unverifiable >= 3  # two d8s and a reroll
     assert early.pinned
     app.end_session("gm", sid)
-    later = check_receipt(app.proofs.receipt("ann", sid, 1), known)
+    later = check_receipt(app.proofs.receipt("ann", sid, 1), Reader(known))
     assert later.dice.verified == early.dice.unverifiable and later.dice.unverifiable == 0
 
 

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.audit import Claim
-from diceledger.domain.checkpoint import SignedCheckpoint, check_extends
+from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, check_extends, session_of
 from diceledger.domain.dice.request import Target
 from diceledger.domain.errors import (
     LogTamperedError,
@@ -25,9 +25,12 @@ from diceledger.domain.merkle import MerkleTree, verify_consistency, verify_incl
 from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.verification import Reader, TreeHead
 from diceledger.infra.bootstrap import bootstrap, in_memory
 from diceledger.infra.db import make_engine
+from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import SeedVault
@@ -106,7 +109,7 @@ def test_every_command_answers_with_the_checkpoint_it_produced(signed: Signed) -
     heads = [signed.opened(note) for note in notes]
     sizes = [head.checkpoint.size for head in heads]
     assert sizes == sorted(set(sizes)) and sizes[-1] == signed.version(sid)
-    assert heads[-1].checkpoint.origin == f"localhost/diceledger/{sid}"
+    assert heads[-1].checkpoint.origin == f"{signed.keyring.current().name}/{sid}"
     leaves = [bytes.fromhex(r.hash) for r in signed.records(sid)]
     assert heads[-1].checkpoint.root == MerkleTree(leaves).root()
     for earlier in heads[:-1]:
@@ -232,14 +235,61 @@ def test_an_export_carries_the_checkpoint_of_exactly_its_events(signed: Signed) 
 def test_the_audit_names_a_rewritten_log_against_a_kept_checkpoint(signed: Signed) -> None:
     sid = signed.table()
     kept = Claim("ann's", str(signed.app.proofs.checkpoint(sid).signed))
-    assert signed.app.proofs.audit(sid, [kept]).ok
+    assert signed.app.verify_session(sid, Reader(kept=(kept,))).ok
     owner = signed.owner(sid)
     owner.drop_triggers()
     size = owner.store.current_version(sid)
     owner.rewind(size - 3)  # the roll's events, and its checkpoints, gone
-    audit = signed.app.proofs.audit(sid, [kept])
+    audit = signed.app.verify_session(sid, Reader(kept=(kept,))).audit
     assert not audit.ok
     # ann's kept checkpoint names the removal; the store's own latest one may fail too,
     # depending on whether the rewind reached the rows of its checkpoints.
     failed = {finding.source: finding.detail for finding in audit.findings if not finding.ok}
     assert "events were removed" in failed["ann's"]
+
+
+@dataclass
+class RememberedHeads:
+    """A head anchor as a heads file beside the key would be: what was signed, per session."""
+
+    heads: dict[str, TreeHead] = field(default_factory=dict)
+    source: str = "the heads remembered beside the key"
+
+    def head(self, session_id: str) -> TreeHead | None:
+        return self.heads.get(session_id)
+
+    def remember(self, note: str | None) -> None:
+        assert note is not None
+        checkpoint = Checkpoint.parse(SignedNote.parse(note).text)
+        self.heads[session_of(checkpoint.origin)] = TreeHead(checkpoint.size, checkpoint.root)
+
+
+def test_a_head_anchor_catches_a_ledger_cut_back_and_signed_again(signed: Signed) -> None:
+    engine = make_engine(signed.url)
+    signed.engines.append(engine)
+    anchor = RememberedHeads()
+    ledger = CheckpointLedger(engine, signed.keyring)
+    app = Application(
+        SqlEventStore(engine),
+        SeedVault(engine),
+        "anchored",
+        engine,
+        ledger=ledger,
+        keyring=signed.keyring,
+        anchors=(anchor,),
+    )
+    sid = app.start_session("gm", "Tomb of Ash").session_id
+    app.join("ann", sid, cmd.JoinSession("ann"))
+    anchor.remember(app.request_roll("ann", sid, CHECK).checkpoint)
+    assert app.verify_session(sid).ok
+    owner = signed.owner(sid)
+    owner.drop_triggers()
+    size = owner.store.current_version(sid)
+    owner.rewind(size - 3)  # the roll, its tree and its checkpoints, gone
+    owner.forge_insert("PlayerJoined", name="eve", role="player", client_seed="e", added_by="eve")
+    app.proofs.adopt(sid)  # the key's holder signs the other log: the ledger agrees with it
+    verdict = app.verify_session(sid)
+    assert not verdict.ok
+    failed = {f.source: f.detail for f in verdict.audit.findings if not f.ok}
+    assert set(failed) == {anchor.source}
+    assert "remembers" in failed[anchor.source] and "events were removed" in failed[anchor.source]

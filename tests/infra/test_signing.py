@@ -66,7 +66,7 @@ def test_the_published_c2sp_and_go_note_vectors_verify() -> None:
 
 
 def test_a_signature_by_another_key_with_the_same_name_is_refused() -> None:
-    impostor = SigningKey.generate("dice.example")
+    impostor = SigningKey.generate(key_name_for("dice.example"))
     note = str(impostor.sign_checkpoint(checkpoint(impostor.name)))
     with pytest.raises(SignatureError, match="no trusted key"):
         open_signed_checkpoint(note, (VerifierKey.parse(VECTOR["verifier_key"]),))
@@ -74,7 +74,7 @@ def test_a_signature_by_another_key_with_the_same_name_is_refused() -> None:
 
 def test_a_forged_signature_under_the_trusted_key_id_is_refused() -> None:
     real = SigningKey.from_text(VECTOR["signing_key"])
-    impostor = SigningKey.generate("dice.example")
+    impostor = SigningKey.generate(key_name_for("dice.example"))
     signed = impostor.sign_checkpoint(checkpoint(real.name))
     forged = signed.note.signatures[0]
     note = SignedNote(signed.note.text, (type(forged)(real.name, real.key_id, forged.signature),))
@@ -165,7 +165,8 @@ def test_rotation_keeps_old_checkpoints_verifiable(tmp_path: Path) -> None:
     keyring = Keyring(tmp_path / "signing.key", "dice.example")
     first = keyring.current()
     old_note = str(first.sign_checkpoint(checkpoint(first.name, 3)))
-    second = keyring.rotate()
+    keyring.rotate({})
+    second = keyring.current()
     assert second.key_id != first.key_id and second.name == first.name
     new_note = str(second.sign_checkpoint(checkpoint(second.name, 5)))
     reopened = Keyring(tmp_path / "signing.key")
@@ -174,13 +175,24 @@ def test_rotation_keeps_old_checkpoints_verifiable(tmp_path: Path) -> None:
     assert [key.key_id for key in reopened.retired()] == [first.key_id]
     assert open_signed_checkpoint(old_note, trusted).checkpoint.size == 3
     assert open_signed_checkpoint(new_note, trusted).checkpoint.size == 5
-    keyring.rotate()
+    keyring.rotate({})
     assert len(Keyring(tmp_path / "signing.key").trusted()) == 3
 
 
 def test_a_retired_key_is_not_trusted_by_someone_who_never_kept_it(tmp_path: Path) -> None:
     keyring = Keyring(tmp_path / "signing.key")
     old_note = str(keyring.current().sign_checkpoint(checkpoint(keyring.current().name)))
-    keyring.rotate()
+    keyring.rotate({})
     with pytest.raises(SignatureError):
         open_signed_checkpoint(old_note, (keyring.current().verifier,))
+
+
+def test_each_install_names_its_key_apart_unless_given_its_public_origin(tmp_path: Path) -> None:
+    first = Keyring(tmp_path / "one.key").current().name
+    second = Keyring(tmp_path / "two.key").current().name
+    assert first != second
+    assert not first.startswith("localhost/") and not second.startswith("localhost/")
+    assert key_name_for("https://dice.example.org/") == "dice.example.org/diceledger"
+    assert Keyring(tmp_path / "three.key", "https://dice.example.org").current().name == (
+        "dice.example.org/diceledger"
+    )

@@ -20,12 +20,26 @@ SESSION = "/api/v1/sessions/{session_id}"
 
 @router.get("/api/v1/keys")
 def keys(web: Services) -> Response:
-    """Return the server's verifier keys: the one signing now, and those retired (anyone)."""
+    """Return the server's verifier keys: the one signing now, and those retired (anyone).
+
+    A retired key names its successor and carries its signed word for it (the rotation
+    note), so a reader who trusted the old key can accept the new one.
+    """
     found = web.app.proofs.keys()
-    listed: list[JsonValue] = [
-        {"verifier_key": str(key), "name": key.name, "key_id": key.key_id.hex(), "current": now}
-        for key, now in [(found.current, True), *((k, False) for k in found.retired)]
-    ]
+    rotations = {rotation.retired.key: rotation for rotation in found.rotations}
+    listed: list[JsonValue] = []
+    for key, now in [(found.current, True), *((k, False) for k in found.retired)]:
+        shown: dict[str, JsonValue] = {
+            "verifier_key": str(key),
+            "name": key.name,
+            "key_id": key.key_id.hex(),
+            "current": now,
+        }
+        rotation = rotations.get(key)
+        if rotation is not None:
+            shown["successor"] = str(rotation.successor)
+            shown["rotation"] = rotation.endorsement
+        listed.append(shown)
     return answer({"keys": listed})
 
 

@@ -1,0 +1,323 @@
+"""The verify use cases: a stored session, an export, a receipt, each held to what anchors it.
+
+A log alone proves only that it agrees with itself and with the rules. What anchors it is
+a checkpoint signed by a key the reader trusts: for a stored session, the store's latest
+checkpoint (and each head an anchor outside the database remembers); for an export, its
+proof; for both, the checkpoints the reader kept. Every face calls these and renders the
+verdict; none builds trust sets or matches origins itself (``session_of``).
+
+The verdict's standing is what ``verify`` exits with: proven (0), failed (1), or
+consistent but unanchored (3), when the only keys that signed are those the document
+itself carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Protocol
+
+from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
+from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
+from diceledger.domain.errors import MalformedError, VerificationError
+from diceledger.domain.json import JsonObject
+from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.signed_note import SignedNote, VerifierKey
+from diceledger.domain.trust import Retired, resolve_trust
+from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
+from diceledger.domain.verification.report import Anchor, Report
+from diceledger.infra.app.proofs import Proofs
+from diceledger.infra.codec import decode
+from diceledger.infra.exporting import read_export
+from diceledger.infra.keeper import CheckpointKeeper
+from diceledger.infra.signed_exports import proof_path, read_proof
+from diceledger.infra.signing import ed25519_check, open_keyring
+from diceledger.infra.store.port import EventStore
+from diceledger.infra.verifying import verify_file
+from diceledger.infra.verifying import verify_session as log_alone
+
+LATEST = "the store's latest checkpoint"
+CHECKED = {
+    Anchor.LOG_ALONE: "the log alone",
+    Anchor.SIGNED_CHECKPOINT: "the log and its signed checkpoint",
+    Anchor.KEPT_CHECKPOINT: "the log and kept checkpoints",
+}
+EXPORT_PROOF = "the export's proof"
+
+# Watches a read go by: receives the records and how many there are, yields them on.
+Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
+
+
+def _unwatched(records: Iterable[RecordedEvent], _count: int) -> Iterable[RecordedEvent]:
+    return records
+
+
+class Standing(IntEnum):
+    """What a verification proved, as ``verify`` exits with it."""
+
+    PROVEN = 0  # every claim holds against a trusted key (or the log alone, all that was asked)
+    FAILED = 1  # a check or a checkpoint failed
+    UNANCHORED = 3  # consistent, but only keys the document itself carries signed it
+
+
+@dataclass(frozen=True, slots=True)
+class TreeHead:
+    """A session's signed tree as something outside the database remembers it."""
+
+    size: int
+    root: bytes
+
+
+class HeadAnchor(Protocol):
+    """A memory of each session's latest signed tree kept apart from the database.
+
+    A stored session's verify compares the log with every anchor's head as with a kept
+    checkpoint: a log cut below it, rewritten under it, or forked from it fails.
+    """
+
+    @property
+    def source(self) -> str:
+        """Name the anchor in a finding (a file's path, a witness's address)."""
+        ...
+
+    def head(self, session_id: str) -> TreeHead | None:
+        """Return the latest tree it remembers for ``session_id`` (None: none)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A log's own report and what its checkpoints say of it."""
+
+    report: Report
+    audit: LogAudit
+
+    @property
+    def ok(self) -> bool:
+        """Tell whether every check of the log and every checkpoint holds."""
+        return self.report.ok and self.audit.ok
+
+    @property
+    def standing(self) -> Standing:
+        """Return proven, failed, or unanchored (only the document's own keys signed)."""
+        if not self.ok:
+            return Standing.FAILED
+        return Standing.PROVEN if self.audit.anchored else Standing.UNANCHORED
+
+    def as_dict(self) -> JsonObject:
+        """Return the report, its checkpoints' findings and the verdict as JSON-ready data."""
+        shown = self.report.as_dict()
+        finding = self.audit.first_failure
+        if shown["first_failure"] is None and finding is not None:
+            reason = str(finding)
+            shown["first_failure"] = {"position": None, "stream_version": None, "reason": reason}
+        return {
+            **shown,
+            "ok": self.ok,
+            "verdict": self.standing.name.lower(),
+            "checkpoints": {
+                "checked": CHECKED[self.report.anchor],
+                "ok": self.audit.ok,
+                "kept": self.audit.kept,
+                "findings": [
+                    {"source": f.source, "ok": f.ok, "detail": f.detail}
+                    for f in self.audit.findings
+                ],
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptCheck:
+    """A receipt that holds, whether a key the reader trusts signed it, and its dice."""
+
+    verified: VerifiedReceipt
+    pinned: bool
+    dice: ReceiptDice
+
+    @property
+    def standing(self) -> Standing:
+        """Return proven, or unanchored when only the receipt's own key signed it."""
+        return Standing.PROVEN if self.pinned else Standing.UNANCHORED
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """What a reader brings to a verify: keys given, checkpoints named, the ones kept here.
+
+    ``keeper`` is the folder this machine keeps checkpoints in (the CLI's); its pinned
+    keys are trusted, and its checkpoints of the log a verify heads are checked too.
+    """
+
+    given: tuple[VerifierKey, ...] = ()
+    kept: tuple[Claim, ...] = ()
+    keeper: CheckpointKeeper | None = None
+
+    def pinned(self) -> tuple[VerifierKey, ...]:
+        """Return the keys this machine pinned when it first kept their checkpoints."""
+        return () if self.keeper is None else self.keeper.pinned()
+
+    def claims(self, session_id: str, head: str | None) -> tuple[Claim, ...]:
+        """Return the named checkpoints and those kept here of the log ``head`` heads."""
+        origin = None if head is None else origin_of(head)
+        if origin is None or self.keeper is None:
+            return self.kept
+        here = [
+            Claim(f"kept by this machine ({path})", note)
+            for path, note in self.keeper.kept(session_id)
+            if origin_of(note) == origin
+        ]
+        return (*self.kept, *here)
+
+    def offline(self) -> tuple[tuple[VerifierKey, ...], tuple[Retired, ...]]:
+        """Return the keys a reader with no database trusts (given, its own store's,
+        pinned), and what each retired key of its own store may still vouch for."""
+        keyring = open_keyring()
+        return (*self.given, *keyring.known(), *self.pinned()), keyring.retirements()
+
+
+def kept_claim(source: str, text: str) -> Claim:
+    """Read a kept checkpoint: a signed note (extra final newlines allowed), or a receipt."""
+    if text.lstrip().startswith("{"):
+        return Claim(f"{source} (receipt)", Receipt.parse(text).checkpoint)
+    return Claim(source, read_kept(text))
+
+
+def origin_of(note: str) -> str | None:
+    """Return the origin a checkpoint note heads, None when it is no checkpoint."""
+    try:
+        return Checkpoint.parse(SignedNote.parse(read_kept(note)).text).origin
+    except MalformedError:
+        return None
+
+
+def head_of(notes: Iterable[str], session_id: str) -> str | None:
+    """Return the first of ``notes`` that heads ``session_id``'s log."""
+    for note in notes:
+        origin = origin_of(note)
+        if origin is not None and session_of(origin) == session_id:
+            return note
+    return None
+
+
+def verify_session(
+    store: EventStore,
+    proofs: Proofs,
+    anchors: Sequence[HeadAnchor],
+    session_id: str,
+    reader: Reader = Reader(),
+    watch: Watch = _unwatched,
+) -> Verdict:
+    """Verify a stored session and hold it to its signed checkpoints and ``anchors``.
+
+    The store's latest checkpoint is read before the log: events a concurrent command
+    appended after it must then be headed exactly by the checkpoint of the log's size.
+    """
+    unreadable: Finding | None = None
+    try:
+        head_note = proofs.latest(session_id)
+    except VerificationError as error:  # a stored note whose signature fails
+        head_note, unreadable = None, Finding(LATEST, False, f"signature: {error}")
+    leaves: list[bytes] = []
+    count = store.current_version(session_id)
+    report = log_alone(store, session_id, lambda records: _leaves_of(watch(records, count), leaves))
+    findings = [] if unreadable is None else [unreadable]
+    head = None
+    if head_note is not None:
+        if len(leaves) > _size(head_note):
+            head_note = proofs.signed_at(session_id, len(leaves)) or head_note
+        head = Claim(LATEST, head_note)
+    elif proofs.signing and unreadable is None:
+        detail = (
+            f"none: this store signs its logs, but no checkpoint heads these {len(leaves)} events"
+        )
+        findings.append(Finding(LATEST, False, detail))
+    keys = (*proofs.trusted(), *reader.given, *reader.pinned())
+    trust = resolve_trust(keys, (), proofs.retired())
+    kept = reader.claims(session_id, head_note)
+    audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
+    for anchor in anchors:
+        remembered_head = anchor.head(session_id)
+        if remembered_head is not None:
+            size, root = remembered_head.size, remembered_head.root
+            findings.append(remembered(anchor.source, leaves, size, root))
+    audit = LogAudit(session_id, audit.events, (*audit.findings, *findings), audit.kept)
+    report.anchor = _anchor(audit, head is not None)
+    return Verdict(report, audit)
+
+
+def verify_export(
+    path: str | Path,
+    proof_file: str | Path | None = None,
+    reader: Reader = Reader(),
+    watch: Watch = _unwatched,
+) -> Verdict:
+    """Verify an exported session (JSON Lines) with no database, and hold it to its proof.
+
+    The proof is ``proof_file``, else ``EXPORT.proof.json`` beside it, if there is one. A
+    key the proof carries is used only for a server none of the reader's keys names, and
+    the verdict is then unanchored (``domain.trust``).
+    """
+    proof = read_proof(proof_file or proof_path(path))
+    with open(path, "rb") as handle:
+        lines = sum(1 for _ in handle)
+    report = verify_file(path, lambda records: watch(records, lines))
+    session_id = report.session_id or ""
+    # The report names a broken chain; here every line is a leaf as is.
+    leaves = [_leaf(r.hash) for r in read_export(path) if r.stream_id == session_id]
+    mine = None if proof is None else head_of(proof.checkpoints, session_id)
+    head = None if mine is None else Claim(EXPORT_PROOF, mine)
+    known, retired = reader.offline()
+    trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
+    kept = reader.claims(session_id, mine)
+    audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
+    report.anchor = _anchor(audit, head is not None)
+    return Verdict(report, audit)
+
+
+def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
+    """Check a receipt offline against the reader's keys (or, failing those, its own).
+
+    A key the reader's store retired vouches only for each session's size when it did.
+
+    Every event must be in the signed log; then its dice are derived again from the seed
+    it holds, once revealed (``domain.verification.receipt_dice``).
+    """
+    carried = receipt.key()
+    known, retired = reader.offline()
+    trust = resolve_trust(known, () if carried is None else (carried,), retired)
+    verified = verify_receipt(receipt, trust.keys, ed25519_check)
+    trust.check(verified.checkpoint)
+    dice = check_receipt_dice(
+        verified.records,
+        lambda r: decode(str(r["event_type"]), int(r["schema_version"]), dict(r["data"])),
+    )
+    return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice)
+
+
+def _anchor(audit: LogAudit, headed: bool) -> Anchor:
+    if audit.kept:
+        return Anchor.KEPT_CHECKPOINT
+    return Anchor.SIGNED_CHECKPOINT if headed else Anchor.LOG_ALONE
+
+
+def _leaves_of(records: Iterable[RecordedEvent], leaves: list[bytes]) -> Iterator[RecordedEvent]:
+    """Yield the records on, keeping each one's hash as a leaf of the session's tree."""
+    for record in records:
+        leaves.append(_leaf(record.hash))
+        yield record
+
+
+def _size(note: str) -> int:
+    return Checkpoint.parse(SignedNote.parse(note).text).size
+
+
+def _leaf(hash_hex: str) -> bytes:
+    """Return an event's hash as a leaf; a hash that is not hex is no leaf (fails the tree)."""
+    try:
+        return bytes.fromhex(hash_hex)
+    except ValueError:
+        return b""
