@@ -63,7 +63,7 @@ class Table:
         version = self.state.version
         try:
             decide(self.state, command, Context(actor, self.dice, self.now))
-        except Exception as error:  # noqa: BLE001 - returned for the test to inspect
+        except Exception as error:  # returned for the test to inspect
             assert self.state.version == version
             return error
         raise AssertionError(f"{command} by {actor} was not refused")
