@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import ProofError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
@@ -38,7 +39,7 @@ def by_data(record: dict[str, Any]) -> Any:
 def played(app: Application) -> str:
     sid = app.start_session("gm", "Tomb of Ash").session_id
     app.join("ann", sid, cmd.JoinSession("ann", "ann's words"))
-    check = cmd.RequestRoll("damage", "2d8+1", salt="fresh", rerolls=1)
+    check = cmd.RequestRoll(RollKind.DAMAGE, "2d8+1", salt="fresh", rerolls=1)
     app.request_roll("ann", sid, check)
     app.reroll("ann", sid, cmd.Reroll(1, (0,)))
     return sid

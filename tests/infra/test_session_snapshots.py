@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import FOLD_VERSION, SessionState, evolve, replay
@@ -34,7 +34,7 @@ from diceledger.infra.verifying import verify_session
 from tests.infra.played_tables import Table
 
 EVERY = 12  # snapshot every this many events in these tests, so short sessions get one
-CHECK = cmd.RequestRoll("check", "1d20+5", advantage=(Amount(1),), target=Target(15))
+CHECK = cmd.RequestRoll(RollKind.CHECK, "1d20+5", advantage=(Amount(1),), target=Target(15))
 
 
 def replayed(store: EventStore, session_id: str) -> SessionState:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
@@ -128,7 +128,9 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
         )
         service.execute(sid, actor, opposed)
     elif pick < 0.72:
-        blind = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS))
+        blind = cmd.RequestRoll(
+            RollKind.EFFECT, "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS)
+        )
         service.execute(sid, "gm", blind)
     elif pick < 0.76 and rolls:
         service.execute(sid, "gm", cmd.RevealRoll(rng.choice(rolls).roll_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import HIDDEN_EVENT, hidden_from, timeline
@@ -17,15 +17,16 @@ def played() -> Script:
     """gm, ann and bob: a check, an exploding damage roll, a reroll, a blind roll, a dispute."""
     script = Script.table("ann", "bob")
     script.check("ann", "1d20+3", 12, [15])  # roll 1
-    script.do("bob", cmd.RequestRoll("damage", "1d6", faces=(6, 6, 3)))  # roll 2
+    script.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(6, 6, 3)))  # roll 2
     script.do(
-        "ann", cmd.RequestRoll("damage", "1d6n", rerolls=1, reroll_scope="damage", faces=(2,))
+        "ann",
+        cmd.RequestRoll(RollKind.DAMAGE, "1d6n", rerolls=1, reroll_scope="damage", faces=(2,)),
     )
     script.do("ann", cmd.Reroll(3, (0,), faces=(5,)))  # roll 3: 2 -> 5
     script.do(
         "gm",
         cmd.RequestRoll(
-            "check", "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
+            RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
         ),
     )
     script.do("bob", cmd.OpenDispute(1, "too lucky"))
@@ -80,7 +81,7 @@ def test_players_see_an_unrevealed_blind_roll_only_as_the_gm_rolling_blind() -> 
 def test_a_player_cannot_tell_from_event_types_that_a_hidden_die_exploded() -> None:
     script = Script.table("ann")
     blind = cmd.RequestRoll(
-        "check", "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
+        RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
     )
     script.do("gm", blind)  # roll 1: the d20 shows 20 and explodes (R12)
 
