@@ -24,3 +24,10 @@ def object_at(document: JsonValue, *path: str | int) -> JsonObject:
     value = at(document, *path)
     assert isinstance(value, dict), f"{value!r} is no object"
     return value
+
+
+def array_at(document: JsonValue, *path: str | int) -> list[JsonValue]:
+    """Return the array at ``path`` in ``document``."""
+    value = at(document, *path)
+    assert isinstance(value, list), f"{value!r} is no array"
+    return value

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.hashchain import GENESIS_HASH, record_object_hash
 from diceledger.domain.session import commands as cmd
@@ -157,7 +157,9 @@ def play() -> tuple[list[str], int, list[str]]:
         ),
     )
     crypt.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "1d8+2", action_id="volley", salt="arrow"))
-    crypt.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d4", rerolls=1, reroll_scope="damage"))
+    crypt.run(
+        "bob", cmd.RequestRoll(RollKind.DAMAGE, "2d4", rerolls=1, reroll_scope=RerollScope.DAMAGE)
+    )
     crypt.run("bob", cmd.Accept(max(crypt.state.rolls)))
     crypt.run("mira", cmd.JoinSession("bob", as_gm=True))
     crypt.run("bob", cmd.RequestRoll(RollKind.EFFECT, "1d12", on_behalf_of="orc"))

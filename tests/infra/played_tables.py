@@ -7,7 +7,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
-from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
@@ -62,7 +62,10 @@ class Table:
             self.run(
                 who,
                 cmd.RequestRoll(
-                    RollKind.DAMAGE, "2d6", rerolls=rng.choice([0, 1, 2]), reroll_scope="damage"
+                    RollKind.DAMAGE,
+                    "2d6",
+                    rerolls=rng.choice([0, 1, 2]),
+                    reroll_scope=RerollScope.DAMAGE,
                 ),
             )
         elif pick < 0.55:
@@ -87,7 +90,7 @@ class Table:
         elif pick < 0.85:
             open_ = [r.roll_id for r in rolls if r.open_dispute]
             if open_:
-                self.run("gm", cmd.ResolveDispute(open_[0], rng.choice(["upheld", "voided"])))
+                self.run("gm", cmd.ResolveDispute(open_[0], rng.choice(list(cmd.Ruling))))
             elif rolls:
                 self.run(who, cmd.OpenDispute(rng.choice(rolls).roll_id, "odd"))
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
@@ -34,7 +34,9 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
         )
         sessions.execute(sid, "ann", cmd.RequestRoll(RollKind.DAMAGE, "2d6+1d4", action_id=act))
         sessions.execute(
-            sid, "bob", cmd.RequestRoll(RollKind.DAMAGE, "3d4", rerolls=2, reroll_scope="damage")
+            sid,
+            "bob",
+            cmd.RequestRoll(RollKind.DAMAGE, "3d4", rerolls=2, reroll_scope=RerollScope.DAMAGE),
         )
         waiting = max(sessions.load(sid).rolls)
         sessions.execute(sid, "bob", cmd.Reroll(waiting, (0,)))

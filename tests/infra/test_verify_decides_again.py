@@ -139,7 +139,7 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
     elif pick < 0.86 and rolls:
         service.execute(sid, rng.choice(PLAYERS), cmd.OpenDispute(rng.choice(rolls).roll_id, "odd"))
     elif pick < 0.92 and rolls:
-        outcome = rng.choice(["upheld", "voided"])
+        outcome = rng.choice(list(cmd.Ruling))
         service.execute(sid, "gm", cmd.ResolveDispute(rng.choice(rolls).roll_id, outcome))
     elif rolls:
         old = rng.choice(rolls).request

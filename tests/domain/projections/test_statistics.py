@@ -7,7 +7,7 @@ import math
 import pytest
 
 from diceledger.domain.dice.notation import parse
-from diceledger.domain.dice.request import CheckDie, RollKind, RollSpec, Target
+from diceledger.domain.dice.request import CheckDie, RerollScope, RollKind, RollSpec, Target
 from diceledger.domain.odds import opposed_odds
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.report import (
@@ -80,7 +80,9 @@ def test_r11_rerolls_spent_and_the_total_they_gained() -> None:
     script = Script.table("ann", "bob")
     script.do(
         "bob",
-        cmd.RequestRoll(RollKind.DAMAGE, "1d6n+1", rerolls=1, reroll_scope="damage", faces=(2,)),
+        cmd.RequestRoll(
+            RollKind.DAMAGE, "1d6n+1", rerolls=1, reroll_scope=RerollScope.DAMAGE, faces=(2,)
+        ),
     )
     script.do("bob", cmd.Reroll(script.last_roll(), (0,), faces=(5,)))
     rerolls = reports(script.log, "bob")[("tomb-1a2b3c", "bob")].groups["rerolls"]
@@ -91,7 +93,7 @@ def test_a_voided_roll_is_left_out_and_counted_and_the_dispute_is_the_disputers(
     script = ann_three_checks()
     failed = 2  # the check that showed 3
     script.do("bob", cmd.OpenDispute(failed, "the die fell off the table"))
-    script.do("gm", cmd.ResolveDispute(failed, "voided"))
+    script.do("gm", cmd.ResolveDispute(failed, cmd.Ruling.VOIDED))
     found = reports(script.log, "bob")
     ann, bob = found[("tomb-1a2b3c", "ann")], found[("tomb-1a2b3c", "bob")]
     assert (ann.groups["outcomes"]["made"], ann.groups["outcomes"]["won"]) == (2, 2)
@@ -104,7 +106,7 @@ def test_a_voided_roll_is_left_out_and_counted_and_the_dispute_is_the_disputers(
 def test_an_upheld_dispute_keeps_the_roll() -> None:
     script = ann_three_checks()
     script.do("bob", cmd.OpenDispute(1, "suspicious"))
-    script.do("gm", cmd.ResolveDispute(1, "upheld"))
+    script.do("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD))
     found = reports(script.log, "ann")
     assert found[("tomb-1a2b3c", "ann")].groups["outcomes"]["made"] == 3
     assert found[("tomb-1a2b3c", "bob")].groups["disputes"]["upheld"] == 1
@@ -207,7 +209,7 @@ def test_folding_in_batches_with_evicted_sessions_gives_the_one_pass_counters() 
         second.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=explodes))
         first.check("ann", "1d20+2", 13, [face * 3])
     first.do("bob", cmd.OpenDispute(1, "odd"))
-    first.do("gm", cmd.ResolveDispute(1, "voided"))
+    first.do("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED))
     log = interleave(first, second)
     whole = fold_statistics(log).nonzero()
 

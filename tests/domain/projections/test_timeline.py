@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import HIDDEN_EVENT, hidden_from, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from tests.documents import array_at, at
 from tests.domain.projections.script import START, Script
 
 
@@ -20,7 +21,9 @@ def played() -> Script:
     script.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(6, 6, 3)))  # roll 2
     script.do(
         "ann",
-        cmd.RequestRoll(RollKind.DAMAGE, "1d6n", rerolls=1, reroll_scope="damage", faces=(2,)),
+        cmd.RequestRoll(
+            RollKind.DAMAGE, "1d6n", rerolls=1, reroll_scope=RerollScope.DAMAGE, faces=(2,)
+        ),
     )
     script.do("ann", cmd.Reroll(3, (0,), faces=(5,)))  # roll 3: 2 -> 5
     script.do(
@@ -30,7 +33,7 @@ def played() -> Script:
         ),
     )
     script.do("bob", cmd.OpenDispute(1, "too lucky"))
-    script.do("gm", cmd.ResolveDispute(1, "upheld", "the die was fair"))
+    script.do("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD, "the die was fair"))
     return script
 
 
@@ -109,17 +112,17 @@ def test_as_of_a_position_shows_members_open_rolls_and_totals_then() -> None:
     )
     state = state_as_of(script.log, until_position=waiting.position)
     view = standing(state, hidden_from(script.state, "bob"))
-    assert [m["name"] for m in view["members"]] == ["gm", "ann", "bob"]
+    assert [at(m, "name") for m in array_at(view, "members")] == ["gm", "ann", "bob"]
     assert view["open_rolls"] == [
         {"roll_id": 3, "player": "ann", "kind": "damage", "total_so_far": 2}
     ]
-    assert view["totals"]["ann"] == {
+    assert at(view, "totals", "ann") == {
         "rolls": 1,
         "checks_made": 1,
         "checks_won": 1,
         "sum_of_totals": 18,
     }
-    assert view["totals"]["bob"]["sum_of_totals"] == 15
+    assert at(view, "totals", "bob", "sum_of_totals") == 15
 
 
 def test_as_of_a_time_stops_at_the_last_event_recorded_by_then() -> None:
@@ -136,8 +139,10 @@ def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None
     script = played()
     view = standing(script.state, hidden_from(script.state, "ann"))
     assert view["hidden_rolls"] == 1
-    assert view["totals"]["bob"]["rolls"] == 1
-    assert standing(script.state, hidden_from(script.state, "gm"))["totals"]["bob"]["rolls"] == 2
+    assert at(view, "totals", "bob", "rolls") == 1
+    assert (
+        at(standing(script.state, hidden_from(script.state, "gm")), "totals", "bob", "rolls") == 2
+    )
 
 
 def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round() -> None:
@@ -164,5 +169,5 @@ def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round(
         "#1 bob, round 2, dice: d20 4",
     ]
     # Bob's reroll carries into round 2, so the check waits for him there.
-    (waiting,) = standing(script.state)["open_rolls"]  # type: ignore[misc]
+    (waiting,) = array_at(standing(script.state), "open_rolls")
     assert waiting == {"roll_id": 1, "player": "ann", "kind": "opposed", "total_so_far": 11}

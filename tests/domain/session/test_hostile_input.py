@@ -78,7 +78,7 @@ def test_control_characters_are_refused_in_a_title_a_reason_and_a_note(text: str
     table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"), [3])
     assert isinstance(table.refused("bob", cmd.OpenDispute(1, text)), InvalidInputError)
     table.run("bob", cmd.OpenDispute(1, "too low"))
-    error = table.refused("gm", cmd.ResolveDispute(1, "upheld", note=text))
+    error = table.refused("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD, note=text))
     assert isinstance(error, InvalidInputError)
 
 
@@ -150,7 +150,7 @@ def test_r11_a_reroll_allowance_out_of_bounds_is_refused_as_a_rule(allowance: in
 def void_roll_one(table: Table) -> None:
     table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12)), [3])
     table.run("ann", cmd.OpenDispute(1, "cocked die"))
-    table.run("gm", cmd.ResolveDispute(1, "voided"))
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED))
 
 
 def test_a_voided_roll_is_rolled_again_once_only() -> None:
@@ -196,8 +196,10 @@ def test_disputes_and_rulings_are_taken_after_the_end_during_the_window() -> Non
     assert table.state.disputes_until == ENDED_AT + timedelta(days=2)
     table.now = ENDED_AT + timedelta(hours=30)
     table.run("ann", cmd.OpenDispute(1, "the seed gives another face"))
-    assert isinstance(table.refused("ann", cmd.ResolveDispute(1, "voided")), PermissionDeniedError)
-    table.run("gm", cmd.ResolveDispute(1, "upheld"))
+    assert isinstance(
+        table.refused("ann", cmd.ResolveDispute(1, cmd.Ruling.VOIDED)), PermissionDeniedError
+    )
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD))
     assert table.state.rolls[1].ruling is not None
 
 

@@ -12,9 +12,10 @@ import pytest
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import PermissionDeniedError, RollError
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import CheckSide
 from diceledger.domain.session.state import GM
-from tests.domain.session.harness import Table
+from tests.domain.session.harness import Table, event_as
 
 CHECK = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10))
 
@@ -24,7 +25,7 @@ def test_a_player_may_salt_their_own_roll() -> None:
     events = table.run(
         "ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), salt="pepper")
     )
-    assert events[0].salt == "pepper"
+    assert event_as(ev.RollRequested, events[0]).salt == "pepper"
 
 
 def test_a_gm_may_not_salt_a_roll_not_even_their_own() -> None:
@@ -53,7 +54,7 @@ def test_an_opposed_check_salted_by_a_gm_is_refused_and_by_a_player_is_not() -> 
     npc = cmd.RequestOpposed(CheckSide("gm", "1d20"), CheckSide("ogre", "1d20"), salt="grind")
     assert isinstance(table.refused("gm", npc), RollError)
     duel = cmd.RequestOpposed(CheckSide("ann", "1d20"), CheckSide("bob", "1d20"), salt="mine")
-    assert table.run("ann", duel, faces=[15, 3])[0].salt == "mine"
+    assert event_as(ev.RollRequested, table.run("ann", duel, faces=[15, 3])[0]).salt == "mine"
 
 
 def test_a_gm_may_not_choose_a_client_seed_for_anyone() -> None:
@@ -81,4 +82,4 @@ def test_a_player_joining_themself_chooses_their_client_seed() -> None:
 def test_an_unsalted_gm_roll_is_still_a_roll(salt: str) -> None:
     table = Table()
     events = table.run("ann" if salt else "gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", salt=salt))
-    assert events[0].salt == salt
+    assert event_as(ev.RollRequested, events[0]).salt == salt

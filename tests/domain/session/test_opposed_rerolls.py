@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from diceledger.domain.dice.request import RollKind
+from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
@@ -17,6 +17,7 @@ from diceledger.domain.session.opposed import waiting_side
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.state import AWAITING, RESOLVED
 from diceledger.domain.verification.review import resolution_steps, review
+from tests.documents import array_at, at
 from tests.domain.session.harness import Table
 
 
@@ -170,7 +171,7 @@ def test_r11_a_player_may_not_reroll_an_npc_side_but_any_gm_may() -> None:
 
 def test_r11_the_damage_scope_does_not_make_the_request_side_wait() -> None:
     table = Table()
-    table.run("ann", duel(rerolls=2, vs_rerolls=0, reroll_scope="damage"), faces=[3, 12])
+    table.run("ann", duel(rerolls=2, vs_rerolls=0, reroll_scope=RerollScope.DAMAGE), faces=[3, 12])
     roll = table.state.rolls[1]
     assert roll.status == RESOLVED
     assert table.state.actions["roll-1"].remaining == 2  # kept for the action's damage
@@ -296,8 +297,9 @@ def test_a_review_shows_each_sides_rerolls_and_accepts_round_by_round() -> None:
         "round 2: ann 11, bob 4 (not compared yet: a side may still reroll)",
         "status: awaiting_rerolls",
     ]
-    rows = review(table.state, roll, [], {})["dice"]
-    shown = [(r["side"], r["round"], r["index"], r["face"], r["discarded"]) for r in rows]  # type: ignore[index]
+    rows = array_at(review(table.state, roll, [], {}), "dice")
+    keys = ("side", "round", "index", "face", "discarded")
+    shown = [tuple(at(row, key) for key in keys) for row in rows]
     assert shown == [
         (0, 1, 0, 3, True),
         (0, 1, 1, 10, False),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diceledger.domain.dice.request import DC_BASE, RollKind, Target
+from diceledger.domain.dice.request import DC_BASE, RerollScope, RollKind, Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     ManualFacesError,
@@ -17,11 +17,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.rolls import replay_state
-from tests.domain.session.harness import Table
-
-
-def names(events):
-    return [type(e).__name__ for e in events]
+from tests.domain.session.harness import Table, event_as, names
 
 
 def test_a_check_is_requested_rolled_exploded_and_resolved_as_events() -> None:
@@ -114,7 +110,7 @@ def test_r11_damage_reroll_cannot_be_spent_on_the_check_of_the_same_action() -> 
         target=Target(10),
         action_id="swing",
         rerolls=1,
-        reroll_scope="damage",
+        reroll_scope=RerollScope.DAMAGE,
     )
     assert names(table.run("ann", check, faces=[3]))[-1] == "CheckResolved"
     damage = cmd.RequestRoll(RollKind.DAMAGE, "1d8", action_id="swing")
@@ -190,7 +186,7 @@ def test_typed_in_faces_are_manual_and_checked_against_the_dice() -> None:
         for e in rolled
         for d in (e.dice if isinstance(e, ev.DiceRolled) else (e.die,))
     )
-    assert events[-1].total == 18  # type: ignore[attr-defined]
+    assert event_as(ev.RollResolved, events[-1]).total == 18
     error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "2d6", faces=(3,)))
     assert isinstance(error, ManualFacesError) and "die 2 (a d6)" in str(error)
 
