@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.statistics import fold_statistics
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.decide_session import MAX_TEXT
+from diceledger.domain.session.text import MAX_TEXT
 from diceledger.infra.db import make_engine
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import ProofError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Event
 from diceledger.domain.verification.receipt_dice import check_receipt_dice
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
@@ -32,7 +33,7 @@ def records_of(receipt: Receipt) -> list[dict[str, Any]]:
     return [copy.deepcopy(dict(entry.record)) for entry in receipt.entries]
 
 
-def by_data(record: dict[str, Any]) -> Any:
+def by_data(record: Mapping[str, Any]) -> Event:
     return decode(record["event_type"], record["schema_version"], record["data"])
 
 

@@ -17,7 +17,7 @@ from diceledger.domain.errors import (
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import CheckSide, RollRequested
+from diceledger.domain.session.events import CheckSide, DiceRolled, RollRequested
 from diceledger.infra.db import make_engine
 from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
 from diceledger.infra.store.memory import InMemoryEventStore
@@ -35,7 +35,7 @@ class Rivalry:
 
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
-    ) -> list[int]:
+    ) -> list[RecordedEvent]:
         self.appends += 1
         rival = self.rival
         if rival is not None:
@@ -187,7 +187,9 @@ def test_a_seeded_roll_retried_after_a_conflict_draws_under_its_new_nonce() -> N
     outcome = service.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "4d20n"))
     revealed = service.reveal_seed(session_id, "gm").state.epochs[0].seed
     assert revealed is not None
-    dice = outcome.state.rolls[2].dice[0].dice
+    rolled = outcome.state.rolls[2].dice[0]
+    assert isinstance(rolled, DiceRolled)
+    dice = rolled.dice
     assert {d.nonce for d in dice} == {2}
     source = SeededSource(bytes.fromhex(revealed), session_id, 2, "ann's words")
     assert [source.draw(20).face for _ in dice] == [d.face for d in dice]

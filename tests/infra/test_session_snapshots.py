@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 import sqlalchemy as sa
@@ -80,6 +81,16 @@ def _snapshot_often(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", EVERY)
 
 
+@dataclass(frozen=True)
+class SnapshotRow:
+    """The columns of a session's persisted snapshot, as read back."""
+
+    fold_version: int
+    stream_version: int
+    event_hash: str
+    state: str
+
+
 class Processes:
     """Session services on one database, each as a fresh process would build it."""
 
@@ -101,11 +112,12 @@ class Processes:
             service.execute(session_id, "ann", CHECK)
         return session_id
 
-    def row(self, session_id: str) -> sa.Row[tuple[int, int, str, str]] | None:
+    def row(self, session_id: str) -> SnapshotRow | None:
         snap = session_snapshots.c
         query = sa.select(snap.fold_version, snap.stream_version, snap.event_hash, snap.state)
         with self.engine.connect() as connection:
-            return connection.execute(query.where(snap.stream_id == session_id)).first()
+            found = connection.execute(query.where(snap.stream_id == session_id)).first()
+        return None if found is None else SnapshotRow(*found)
 
     def change(self, session_id: str, **values: object) -> None:
         with self.engine.begin() as connection:
