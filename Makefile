@@ -43,7 +43,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The package, strict (pyproject.toml [tool.mypy]).
+# The package and the tests, strict (pyproject.toml [tool.mypy]).
 typecheck: $(STAMP)
 	$(BIN)/mypy
 

@@ -31,3 +31,10 @@ def array_at(document: JsonValue, *path: str | int) -> list[JsonValue]:
     value = at(document, *path)
     assert isinstance(value, list), f"{value!r} is no array"
     return value
+
+
+def int_at(document: JsonValue, *path: str | int) -> int:
+    """Return the integer at ``path`` in ``document`` (a bool is no integer here)."""
+    value = at(document, *path)
+    assert isinstance(value, int) and not isinstance(value, bool), f"{value!r} is no integer"
+    return value
