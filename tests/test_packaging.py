@@ -43,6 +43,8 @@ def test_the_other_listed_folders_ship_only_their_data() -> None:
     for name in data_folders:
         assert ROOT.joinpath(*name.split(".")[1:]).is_dir(), name
         assert config["package-data"].get(name), name
+    # Data keyed to a package that is not listed would silently stay out of the wheel.
+    assert set(config["package-data"]) <= set(config["packages"])
     top_level = {name.split(".")[1] for name in config["packages"] if name != "diceledger"}
     assert not top_level & {"tests", "bench"}
 
