@@ -33,26 +33,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlib.bulk_fill import chained  # noqa: E402
+from benchlib.bulk_fill import chained
 
-from diceledger.domain.dice.request import Target  # noqa: E402
-from diceledger.domain.dice.sources import DiceSource, SeededSource  # noqa: E402
-from diceledger.domain.errors import DiceledgerError  # noqa: E402
-from diceledger.domain.hashchain import (  # noqa: E402
+from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.hashchain import (
     ChainHead,
     verify_chain,
 )
-from diceledger.domain.records import RecordedEvent  # noqa: E402
-from diceledger.domain.session import commands as cmd  # noqa: E402
-from diceledger.domain.session.context import Context  # noqa: E402
-from diceledger.domain.session.decide import decide  # noqa: E402
-from diceledger.domain.session.events import Amount, CheckSide  # noqa: E402
-from diceledger.domain.session.state import AWAITING, SessionState, evolve  # noqa: E402
-from diceledger.infra.codec import new_event  # noqa: E402
-from diceledger.infra.db import make_engine, upgrade, write_connection  # noqa: E402
-from diceledger.infra.store.mapper import to_row  # noqa: E402
-from diceledger.infra.store.schema import events as events_table  # noqa: E402
-from diceledger.infra.store.sql import SqlEventStore  # noqa: E402
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.state import AWAITING, SessionState, evolve
+from diceledger.infra.codec import new_event
+from diceledger.infra.db import make_engine, upgrade, write_connection
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events as events_table
+from diceledger.infra.store.sql import SqlEventStore
 
 CHUNK = 20_000
 TABLES = 8

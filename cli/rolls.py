@@ -243,7 +243,7 @@ def save(
 )
 @json_option
 @pass_app
-def opposed(  # noqa: PLR0913 - one parameter per option, as click hands them over
+def opposed(
     app: AppContext,
     session_id: str,
     expression: str,

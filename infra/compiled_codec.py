@@ -113,6 +113,6 @@ def _compile(cls: type) -> Decoder:
     lines.append("        raise Mismatch  # a key the class does not have")
     lines.append(f"    return {writer.name(cls)}({', '.join(arguments)})")
     namespace = dict(writer.names)
-    exec(compile("\n".join(lines), f"<decoder of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    exec(compile("\n".join(lines), f"<decoder of {cls.__name__}>", "exec"), namespace)
     decoder: Decoder = namespace["decode"]  # type: ignore[assignment]
     return decoder

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import diceledger.infra.access.schema  # noqa: F401 - registers the access tables
-import diceledger.infra.discord.schema  # noqa: F401 - registers the Discord bindings
-import diceledger.infra.ledger_schema  # noqa: F401 - registers the checkpoint ledger's tables
-import diceledger.infra.projections.schema  # noqa: F401 - registers the projection tables
+import diceledger.infra.access.schema  # registers the access tables
+import diceledger.infra.discord.schema  # registers the Discord bindings
+import diceledger.infra.ledger_schema  # registers the checkpoint ledger's tables
+import diceledger.infra.projections.schema  # registers the projection tables
 import diceledger.infra.snapshot_schema  # noqa: F401 - registers the session snapshots
 from diceledger.infra.store.schema import metadata
 

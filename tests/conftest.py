@@ -6,10 +6,12 @@ REQUIRE_POSTGRES=1 is set (as in CI): then they fail instead.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sqlite3
 import tempfile
+import tomllib
 import uuid
 from collections.abc import Iterator
 from contextlib import closing
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+ROOT = Path(__file__).resolve().parents[1]
 PG_SERVER = os.environ.get("DICELEDGER_TEST_PG", "host=127.0.0.1 port=5432 user=postgres")
 PG_URL_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432"
 
@@ -25,6 +28,35 @@ PG_URL_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432"
 # correct code. Properties are checked for what they compute, never for how fast.
 settings.register_profile("diceledger", deadline=None)
 settings.load_profile("diceledger")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop at once, saying why, when the editable install lags the checkout.
+
+    The install is a tree of links (setuptools' strict mode) to the files there were when it
+    was laid: a module added since would fail to import in some test far away. `make` lays
+    the tree again whenever a file comes or goes; a bare `pytest` cannot.
+    """
+    missing = modules_missing_from_install()
+    if missing:
+        shown = ", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "")
+        pytest.exit(f"the editable install lacks {shown}: run `make .venv/.installed`", 4)
+
+
+def modules_missing_from_install() -> list[str]:
+    """Return the package's modules in the checkout that the installed package lacks."""
+    spec = importlib.util.find_spec("diceledger")
+    assert spec is not None and spec.submodule_search_locations is not None
+    installed = [Path(place) for place in spec.submodule_search_locations]
+    if ROOT in (place.resolve() for place in installed):
+        return []  # the checkout itself is the installed package
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    return sorted(
+        str(module.relative_to(ROOT))
+        for name in packages["packages"]
+        for module in ROOT.joinpath(*name.split(".")[1:]).glob("*.py")
+        if not any((place / module.relative_to(ROOT)).exists() for place in installed)
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

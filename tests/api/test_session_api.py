@@ -9,13 +9,14 @@ import pytest
 import sqlalchemy as sa
 
 from diceledger.domain.errors import PermissionDeniedError
+from diceledger.domain.json import JsonObject
 from diceledger.infra.access.schema import member_tokens
 from diceledger.infra.access.store import AccessStore
 from diceledger.infra.app.access import AccessService
 from diceledger.infra.store.schema import seed_vault
 from tests.api.conftest import Api, Table
 
-CHECK = {
+CHECK: JsonObject = {
     "kind": "check",
     "expression": "1d20+5",
     "target": 15,
@@ -169,7 +170,7 @@ def test_a_player_never_sees_a_blind_roll_or_the_unrevealed_seed(api: Api, table
 
 def test_bad_input_is_one_problem_line_and_changes_nothing(api: Api, table: Table) -> None:
     before = events_of(api, table)
-    cases = [
+    cases: list[tuple[JsonObject, int, str]] = [
         ({**CHECK, "expression": "1d21"}, 422, "/problems/dice-notation"),
         ({**CHECK, "dc": 3}, 422, "/problems/invalid-input"),
         (
@@ -196,10 +197,10 @@ def test_a_body_over_the_limit_is_refused_with_413(api: Api, table: Table) -> No
 
 
 @pytest.mark.parametrize("query", [{"dc": 3, "adv": [1]}, {"target": 13, "adv": [1]}])
-def test_odds_over_http_are_the_cli_odds(api: Api, query: dict[str, object]) -> None:
+def test_odds_over_http_are_the_cli_odds(api: Api, query: dict[str, int | list[int]]) -> None:
     from diceledger.infra.app.odds import OddsQuery, Side, odds_of
 
-    answer = api.get("/api/v1/odds", expression="1d20+3", **query).json()
+    answer = api.client.get("/api/v1/odds", params={"expression": "1d20+3", **query}).json()
     expected = odds_of(OddsQuery(Side("1d20+3", (1,)), target=13)).as_json()
     assert answer["success"] == expected["success"] and answer["success"]["fraction"] == "319/400"
 
@@ -261,8 +262,7 @@ def test_a_refused_request_leaves_its_idempotency_key_free(api: Api, table: Tabl
 
 def vault_rows(api: Api) -> int:
     with api.db.connect() as connection:
-        rows: int = connection.execute(sa.select(sa.func.count()).select_from(seed_vault)).scalar()
-        return rows
+        return connection.execute(sa.select(sa.func.count()).select_from(seed_vault)).scalar_one()
 
 
 def test_a_refused_seed_reveal_or_session_start_keeps_no_new_seed(api: Api, table: Table) -> None:
@@ -301,7 +301,7 @@ def test_the_access_log_never_shows_a_sign_in_code_of_a_sign_in_page(
 
 
 def test_a_roll_says_how_its_total_is_made_up(api: Api, table: Table) -> None:
-    body = {
+    body: JsonObject = {
         **CHECK,
         "expression": "1d20+3[STR]",
         "adv": [{"amount": 1, "label": "flank"}, {"amount": 1, "label": "high ground"}],

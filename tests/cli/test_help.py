@@ -18,7 +18,7 @@ def leaf_commands() -> list[tuple[str, click.Command]]:
     ctx = click.Context(cli)
     found: list[tuple[str, click.Command]] = []
     for name in COMMANDS:
-        command = LazyGroup.get_command(cli, ctx, name)  # type: ignore[arg-type]
+        command = LazyGroup.get_command(cli, ctx, name)
         assert command is not None
         if isinstance(command, click.Group):
             found += [(f"{name} {sub}", c) for sub, c in command.commands.items()]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
@@ -130,7 +131,7 @@ def test_text_written_before_the_checks_is_escaped_on_every_output(
 
 
 def test_an_open_session_is_exported_with_a_warning_that_its_seed_stays(
-    ledger: Ledger, table: str, tmp_path
+    ledger: Ledger, table: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "open.jsonl"
     result = ledger.run("gm", "export", table, "-o", str(path))

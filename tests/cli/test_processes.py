@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from diceledger.domain.hashchain import verify_chain
+from diceledger.domain.json import JsonObject
 from tests.cli.conftest import Ledger
+from tests.documents import int_at
 
 DICELEDGER = str(Path(sys.executable).parent / "diceledger")
 ROLLS_EACH = 4
@@ -25,9 +27,9 @@ def environment(url: str, **extra: str) -> dict[str, str]:
     return {**env, "DICELEDGER_DB": url, **extra}
 
 
-def roll_many(url: str, session_id: str, player: str) -> list[dict[str, object]]:
+def roll_many(url: str, session_id: str, player: str) -> list[JsonObject]:
     """Run ROLLS_EACH separate `diceledger roll` processes one after another."""
-    answers = []
+    answers: list[JsonObject] = []
     for n in range(ROLLS_EACH):
         done = subprocess.run(
             [DICELEDGER, "--as", player, "--json", "roll", session_id, "1d20+1d6",
@@ -48,13 +50,13 @@ def test_two_players_rolling_at_once_both_succeed_and_the_chain_verifies(
 ) -> None:
     with ThreadPoolExecutor(2) as pool:
         ann, bob = pool.map(lambda who: roll_many(ledger.url, table, who), ["ann", "bob"])
-    ids = [answer["roll_id"] for answer in ann + bob]
+    ids = [int_at(answer, "roll_id") for answer in ann + bob]
     assert sorted(ids) == list(range(1, 2 * ROLLS_EACH + 1))
     state = ledger.state(table)
     by_label = {roll.request.label: roll for roll in state.rolls.values()}
-    assert sorted(by_label) == sorted(f"{p}-{n}" for p in ("ann", "bob") for n in range(4))
+    assert set(by_label) == {f"{p}-{n}" for p in ("ann", "bob") for n in range(4)}
     for answer in ann + bob:
-        roll = state.rolls[answer["roll_id"]]
+        roll = state.rolls[int_at(answer, "roll_id")]
         assert roll.request.label == answer["label"]
         assert roll.request.roller == answer["roller"]
         assert roll.resolution is not None and roll.resolution.total == answer["total"]

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
 from diceledger.domain.checkpoint import Checkpoint
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
@@ -42,7 +42,7 @@ def operator_rolls(url: str, table: str, actor: str, face: int) -> None:
     """The operator plays on through the application: each append signed by the server."""
     app = bootstrap(url)
     try:
-        check = cmd.RequestRoll("check", "1d20", target=Target(15), faces=(face,))
+        check = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(15), faces=(face,))
         app.request_roll(actor, table, check)
     finally:
         app.close()
@@ -72,7 +72,9 @@ def replay_elsewhere(url: str, table: str, faces: tuple[int, ...]) -> Applicatio
     assert sid == table
     app.join("ann", sid, cmd.JoinSession("ann", "ann's lucky words"))
     app.join("bob", sid, cmd.JoinSession("bob"))
-    app.request_roll("ann", sid, cmd.RequestRoll("check", "1d20", target=Target(15), faces=faces))
+    app.request_roll(
+        "ann", sid, cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(15), faces=faces)
+    )
     return app
 
 

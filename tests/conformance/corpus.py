@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.hashchain import GENESIS_HASH, record_object_hash
 from diceledger.domain.session import commands as cmd
@@ -109,19 +109,21 @@ def play() -> tuple[list[str], int, list[str]]:
     # The worked examples of docs/verification.md: rolls 1 to 4, nonces 1 to 5.
     crypt.run(
         "ann",
-        cmd.RequestRoll("check", "1d20+1d6", advantage=(Amount(1, "flank"),), target=Target(12)),
+        cmd.RequestRoll(
+            RollKind.CHECK, "1d20+1d6", advantage=(Amount(1, "flank"),), target=Target(12)
+        ),
     )
-    crypt.run("ann", cmd.RequestRoll("damage", "3d6", rerolls=2, salt=REROLL_SALT))
+    crypt.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "3d6", rerolls=2, salt=REROLL_SALT))
     crypt.run("ann", cmd.Reroll(2, (0, 2)))
     crypt.run(
         "ann",
         cmd.RequestOpposed(CheckSide("ann", "1d6"), CheckSide("bob", "1d6"), salt=OPPOSED_SALT),
     )
-    crypt.run("ann", cmd.RequestRoll("effect", "(2d6+3)/2", eased=(Amount(1, "bless"),)))
-    side.run("otto", cmd.RequestRoll("effect", "1d20"))
+    crypt.run("ann", cmd.RequestRoll(RollKind.EFFECT, "(2d6+3)/2", eased=(Amount(1, "bless"),)))
+    side.run("otto", cmd.RequestRoll(RollKind.EFFECT, "1d20"))
     # Everything else a log can hold.
     save = cmd.RequestRoll(
-        "save",
+        RollKind.SAVE,
         "1d20+1",
         target=Target.dc(3, "WIS"),
         against="green gas",
@@ -130,21 +132,22 @@ def play() -> tuple[list[str], int, list[str]]:
     )
     crypt.run("bob", save)
     crypt.run(
-        "mira", cmd.RequestRoll("check", "1d20", target=Target(12), blind=True, on_behalf_of="orc")
+        "mira",
+        cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(12), blind=True, on_behalf_of="orc"),
     )
     crypt.run("mira", cmd.RevealRoll(6))
-    crypt.run("bob", cmd.RequestRoll("damage", "2d6+1", faces=(3, 6, 6, 2)))
+    crypt.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d6+1", faces=(3, 6, 6, 2)))
     crypt.run("ann", cmd.OpenDispute(4, "the bless had ended"))
     crypt.run("mira", cmd.ResolveDispute(4, cmd.Ruling.VOIDED, "roll it again without it"))
-    crypt.run("ann", cmd.RequestRoll("effect", "(2d6+3)/2", replaces=4))
+    crypt.run("ann", cmd.RequestRoll(RollKind.EFFECT, "(2d6+3)/2", replaces=4))
     crypt.run("bob", cmd.OpenDispute(5, "was the fog still there?"))
     crypt.run("mira", cmd.ResolveDispute(5, cmd.Ruling.UPHELD))
     crypt.reveal("mira")
-    side.run("otto", cmd.RequestRoll("effect", "1d6"))
+    side.run("otto", cmd.RequestRoll(RollKind.EFFECT, "1d6"))
     crypt.run(
         "ann",
         cmd.RequestRoll(
-            "check",
+            RollKind.CHECK,
             "1d20+2[DEX]",
             target=Target(14),
             action_id="volley",
@@ -153,11 +156,13 @@ def play() -> tuple[list[str], int, list[str]]:
             salt="volley",
         ),
     )
-    crypt.run("ann", cmd.RequestRoll("damage", "1d8+2", action_id="volley", salt="arrow"))
-    crypt.run("bob", cmd.RequestRoll("damage", "2d4", rerolls=1, reroll_scope="damage"))
+    crypt.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "1d8+2", action_id="volley", salt="arrow"))
+    crypt.run(
+        "bob", cmd.RequestRoll(RollKind.DAMAGE, "2d4", rerolls=1, reroll_scope=RerollScope.DAMAGE)
+    )
     crypt.run("bob", cmd.Accept(max(crypt.state.rolls)))
     crypt.run("mira", cmd.JoinSession("bob", as_gm=True))
-    crypt.run("bob", cmd.RequestRoll("effect", "1d12", on_behalf_of="orc"))
+    crypt.run("bob", cmd.RequestRoll(RollKind.EFFECT, "1d12", on_behalf_of="orc"))
     before_end = crypt.state.version
     crypt.run("mira", cmd.EndSession(crypt.seed()))
     lines = list(export_lines(store.read_stream(SESSION)))

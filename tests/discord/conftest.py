@@ -172,7 +172,7 @@ class DiscordTable:
         return self.store.head_position()
 
     def session_of(self, answer: dict[str, Any]) -> str:
-        content = answer["data"]["content"]
+        content = str(answer["data"]["content"])
         return content.split("(session `", 1)[1].split("`", 1)[0]
 
 

@@ -17,10 +17,12 @@ def combined_length(option: JsonValue) -> int:
     """Count what Discord caps at 4,000: names, descriptions and choices, all the way down."""
     assert isinstance(option, dict)
     total = len(str(option["name"])) + len(str(option.get("description", "")))
-    for choice in option.get("choices", []):  # type: ignore[union-attr]
+    choices, options = option.get("choices", []), option.get("options", [])
+    assert isinstance(choices, list) and isinstance(options, list)
+    for choice in choices:
         assert isinstance(choice, dict)
         total += len(str(choice["name"])) + len(str(choice["value"]))
-    return total + sum(combined_length(o) for o in option.get("options", []))  # type: ignore[union-attr]
+    return total + sum(combined_length(o) for o in options)
 
 
 def every_option() -> list[JsonObject]:

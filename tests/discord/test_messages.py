@@ -144,7 +144,7 @@ names = st.text(
     max_size=200,
 ).filter(lambda s: s == " ".join(s.split()) and unicodedata.normalize("NFKC", s) == s)
 labels = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="[]"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="[]"),
     min_size=1,
     max_size=40,
 ).filter(lambda s: s.strip() != "" and s.strip().isprintable())

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.web.discord import options
-from diceledger.web.discord.actions import parse_custom_id
+from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.payload import Interaction, Ping, parse_interaction
 from tests.discord.conftest import ANN, CHANNEL, FakeDiscord
 

@@ -17,6 +17,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.session import event_docs
 from diceledger.domain.session.event_docs import FieldDoc
 from diceledger.domain.session.events import EVENT_TYPES, Amount
+from tests.documents import at, object_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,24 +63,25 @@ def test_a_field_without_a_description_is_refused() -> None:
 def test_nested_records_become_shared_definitions_and_tuples_arrays() -> None:
     document = events_document(EVENT_TYPES, {})
     side = data_schema(document, "RollRequested", 2)
-    assert set(side["$defs"]) == {"Amount", "CheckSide"}
-    assert side["properties"]["side"]["$ref"] == "#/$defs/CheckSide"
-    assert side["properties"]["opponent"]["anyOf"] == [
+    assert set(object_at(side, "$defs")) == {"Amount", "CheckSide"}
+    assert at(side, "properties", "side", "$ref") == "#/$defs/CheckSide"
+    assert at(side, "properties", "opponent", "anyOf") == [
         {"$ref": "#/$defs/CheckSide"},
         {"type": "null"},
     ]
-    advantage = side["$defs"]["CheckSide"]["properties"]["advantage"]
+    advantage = object_at(side, "$defs", "CheckSide", "properties", "advantage")
     assert advantage["type"] == "array" and advantage["default"] == []
     assert advantage["items"] == {"$ref": "#/$defs/Amount"}
-    assert side["$defs"]["Amount"]["description"] == Amount.__doc__
+    assert at(side, "$defs", "Amount", "description") == Amount.__doc__
 
 
 def test_closed_sets_and_ranges_come_from_the_rules() -> None:
     document = events_document(EVENT_TYPES, {})
-    die = data_schema(document, "DiceRolled", 1)["$defs"]["DieRecord"]["properties"]
-    assert die["sides"]["enum"] == [4, 6, 8, 10, 12, 20]
-    assert die["reason"]["enum"] == ["initial", "explosion", "reroll"]
-    assert die["word"] == {**die["word"], "type": ["integer", "null"], "maximum": 7}
+    die = object_at(data_schema(document, "DiceRolled", 1), "$defs", "DieRecord", "properties")
+    assert at(die, "sides", "enum") == [4, 6, 8, 10, 12, 20]
+    assert at(die, "reason", "enum") == ["initial", "explosion", "reroll"]
+    word = object_at(die, "word")
+    assert word == {**word, "type": ["integer", "null"], "maximum": 7}
 
 
 def test_a_reworded_description_keeps_the_fingerprint_and_a_new_field_changes_it(
@@ -105,5 +107,5 @@ def test_a_field_named_title_survives_the_removal_of_words() -> None:
     fingerprinted = fingerprints(document)
     assert "SessionStarted@2" in fingerprinted
     bare = without_words(data_schema(document, "SessionStarted", 2))
-    assert isinstance(bare, dict) and "title" in bare["properties"]
-    assert "description" not in bare["properties"]["title"]
+    assert "title" in object_at(bare, "properties")
+    assert "description" not in object_at(bare, "properties", "title")

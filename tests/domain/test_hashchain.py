@@ -22,6 +22,7 @@ from diceledger.domain.hashchain import (
     record_hash,
     verify_chain,
 )
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.records import RecordedEvent
 
 SAFE = 2**53 - 1
@@ -53,12 +54,12 @@ records = st.fixed_dictionaries(
 
 
 @given(records)
-def test_canonical_json_gives_the_rfc8785_bytes_for_event_records(record: dict) -> None:
+def test_canonical_json_gives_the_rfc8785_bytes_for_event_records(record: JsonObject) -> None:
     assert canonical_json(record) == rfc8785.dumps(record)
 
 
 @given(json_values)
-def test_canonical_json_gives_the_rfc8785_bytes_for_any_event_value(value: object) -> None:
+def test_canonical_json_gives_the_rfc8785_bytes_for_any_event_value(value: JsonValue) -> None:
     assert canonical_json(value) == rfc8785.dumps(value)
 
 

@@ -7,7 +7,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
@@ -55,14 +55,17 @@ class Table:
             self.run(
                 who,
                 cmd.RequestRoll(
-                    "check", "1d20+2", advantage=adv, target=Target(rng.randint(8, 18))
+                    RollKind.CHECK, "1d20+2", advantage=adv, target=Target(rng.randint(8, 18))
                 ),
             )
         elif pick < 0.45:
             self.run(
                 who,
                 cmd.RequestRoll(
-                    "damage", "2d6", rerolls=rng.choice([0, 1, 2]), reroll_scope="damage"
+                    RollKind.DAMAGE,
+                    "2d6",
+                    rerolls=rng.choice([0, 1, 2]),
+                    reroll_scope=RerollScope.DAMAGE,
                 ),
             )
         elif pick < 0.55:
@@ -76,7 +79,9 @@ class Table:
         elif pick < 0.72:
             self.run(
                 "gm",
-                cmd.RequestRoll("check", "1d20", target=Target(10), blind=True, on_behalf_of=who),
+                cmd.RequestRoll(
+                    RollKind.CHECK, "1d20", target=Target(10), blind=True, on_behalf_of=who
+                ),
             )
         elif pick < 0.77:
             hidden = [r.roll_id for r in rolls if r.hidden]
@@ -85,11 +90,11 @@ class Table:
         elif pick < 0.85:
             open_ = [r.roll_id for r in rolls if r.open_dispute]
             if open_:
-                self.run("gm", cmd.ResolveDispute(open_[0], rng.choice(["upheld", "voided"])))
+                self.run("gm", cmd.ResolveDispute(open_[0], rng.choice(list(cmd.Ruling))))
             elif rolls:
                 self.run(who, cmd.OpenDispute(rng.choice(rolls).roll_id, "odd"))
         else:
-            self.run(who, cmd.RequestRoll("effect", "1d4+1d8"))
+            self.run(who, cmd.RequestRoll(RollKind.EFFECT, "1d4+1d8"))
 
 
 def play(store: EventStore, events: int, seed: int = 11) -> Iterator[None]:

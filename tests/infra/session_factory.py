@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
@@ -22,7 +22,7 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
             sid,
             "ann",
             cmd.RequestRoll(
-                "check",
+                RollKind.CHECK,
                 "1d20+3[STR]",
                 advantage=(Amount(1, "flank"),),
                 target=Target(14),
@@ -32,9 +32,11 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
                 salt=f"s{n}",
             ),
         )
-        sessions.execute(sid, "ann", cmd.RequestRoll("damage", "2d6+1d4", action_id=act))
+        sessions.execute(sid, "ann", cmd.RequestRoll(RollKind.DAMAGE, "2d6+1d4", action_id=act))
         sessions.execute(
-            sid, "bob", cmd.RequestRoll("damage", "3d4", rerolls=2, reroll_scope="damage")
+            sid,
+            "bob",
+            cmd.RequestRoll(RollKind.DAMAGE, "3d4", rerolls=2, reroll_scope=RerollScope.DAMAGE),
         )
         waiting = max(sessions.load(sid).rolls)
         sessions.execute(sid, "bob", cmd.Reroll(waiting, (0,)))
@@ -43,7 +45,7 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
             sid,
             "bob",
             cmd.RequestRoll(
-                "save",
+                RollKind.SAVE,
                 "1d20+1",
                 target=Target.dc(3),
                 against="gas",
@@ -55,12 +57,14 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
             sid, "gm", cmd.RequestOpposed(CheckSide("gm", "1d4"), CheckSide("orc", "1d4"))
         )
         blind = sessions.execute(
-            sid, "gm", cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="orc")
+            sid, "gm", cmd.RequestRoll(RollKind.EFFECT, "1d20", blind=True, on_behalf_of="orc")
         )
         if n == 0:
             sessions.execute(sid, "gm", cmd.RevealRoll(max(blind.state.rolls)))
-        sessions.execute(sid, "ann", cmd.RequestRoll("effect", "(2d6+3)/2", eased=(Amount(1),)))
-        sessions.execute(sid, "bob", cmd.RequestRoll("effect", "1d6", faces=(6, 6, 4, 2)))
+        sessions.execute(
+            sid, "ann", cmd.RequestRoll(RollKind.EFFECT, "(2d6+3)/2", eased=(Amount(1),))
+        )
+        sessions.execute(sid, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6, 6, 4, 2)))
         if n == rounds // 2:
             sessions.reveal_seed(sid, "gm")
     if end:

@@ -70,7 +70,11 @@ def store_factory(backend: str, request: pytest.FixtureRequest) -> StoreFactory:
         engines.append(engine)
         return SqlEventStore(engine, **options)
 
-    request.addfinalizer(lambda: [engine.dispose() for engine in engines])
+    def dispose() -> None:
+        for engine in engines:
+            engine.dispose()
+
+    request.addfinalizer(dispose)
     return build
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -29,7 +30,7 @@ def url(sql_url: str) -> str:
 
 
 @pytest.fixture
-def store(url: str):
+def store(url: str) -> Iterator[SqlEventStore]:
     engine = make_engine(url)
     yield SqlEventStore(engine)
     engine.dispose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
@@ -30,7 +31,7 @@ def test_db_upgrade_brings_the_schema_to_the_head(tmp_path: Path) -> None:
     assert run("--db", url, "db", "current")[1].strip().endswith("(up to date)")
 
 
-def test_db_current_as_json(tmp_path: Path, monkeypatch) -> None:
+def test_db_current_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"sqlite:///{tmp_path / 'x.sqlite'}"
     monkeypatch.setenv("DICELEDGER_DB", url)
     run("db", "upgrade")

@@ -16,6 +16,7 @@ from diceledger.infra.codec import OLDER_SHAPES, UPCASTERS, decode
 from diceledger.infra.event_schema import events_schema, events_schema_text, schema_fingerprints
 from diceledger.infra.exporting import export_line, read_export
 from diceledger.infra.store.memory import InMemoryEventStore
+from tests.documents import object_at
 from tests.infra.played_tables import play
 from tests.infra.schema_files import (
     SCHEMA_FILE,
@@ -50,7 +51,7 @@ def test_the_committed_schema_file_is_the_generated_one() -> None:
 
 
 def test_the_schema_names_every_event_type_at_every_version_still_read() -> None:
-    defs = events_schema()["$defs"]
+    defs = object_at(events_schema(), "$defs")
     expected = {f"{name}.v{cls.schema_version}" for name, cls in EVENT_TYPES.items()}
     expected |= {f"{name}.v{version}" for name, version in UPCASTERS}
     assert expected <= set(defs)

@@ -10,7 +10,7 @@ import pytest
 from freezegun import freeze_time
 from sqlalchemy.engine import Engine
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.session import commands as cmd
@@ -47,9 +47,11 @@ def played_store(url: str, engines: list[Engine]) -> tuple[SqlEventStore, str]:
     with freeze_time("2026-11-29 20:00:00.123456", tick=True):
         sid = sessions.start("Tomb", "gm").session_id
         sessions.execute(sid, "ann", cmd.JoinSession("ann"))
-        sessions.execute(sid, "ann", cmd.RequestRoll("check", "1d20+3", target=Target(12)))
+        sessions.execute(sid, "ann", cmd.RequestRoll(RollKind.CHECK, "1d20+3", target=Target(12)))
         sessions.execute(
-            sid, "ann", cmd.RequestRoll("damage", "2d6", rerolls=1, reroll_scope="damage")
+            sid,
+            "ann",
+            cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=1, reroll_scope=RerollScope.DAMAGE),
         )
         sessions.end(sid, "gm")
     return store, sid

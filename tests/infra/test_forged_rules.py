@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
@@ -38,16 +38,18 @@ def played() -> list[RecordedEvent]:
     sid = sessions.start("Forgery table", "gm").session_id
     sessions.execute(sid, "ann", cmd.JoinSession("ann", "ann's words"))
     sessions.execute(sid, "bob", cmd.JoinSession("bob"))
-    check = cmd.RequestRoll("check", "1d20+2", target=Target(12), faces=(15,))
+    check = cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12), faces=(15,))
     sessions.execute(sid, "ann", check)  # roll 1
-    damage = cmd.RequestRoll("damage", "2d6", rerolls=1, reroll_scope="damage", faces=(1, 5))
+    damage = cmd.RequestRoll(
+        RollKind.DAMAGE, "2d6", rerolls=1, reroll_scope=RerollScope.DAMAGE, faces=(1, 5)
+    )
     sessions.execute(sid, "bob", damage)  # roll 2, waits for its reroll
     sessions.execute(sid, "bob", cmd.Reroll(2, (0,), faces=(4,)))  # spends the allowance
-    blind = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="orc", faces=(9,))
+    blind = cmd.RequestRoll(RollKind.EFFECT, "1d20", blind=True, on_behalf_of="orc", faces=(9,))
     sessions.execute(sid, "gm", blind)  # roll 3
     sessions.execute(sid, "bob", cmd.OpenDispute(1, "the die fell off the table"))
-    sessions.execute(sid, "gm", cmd.ResolveDispute(1, "voided", "fell off"))
-    again = cmd.RequestRoll("check", "1d20+2", target=Target(12), faces=(13,), replaces=1)
+    sessions.execute(sid, "gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED, "fell off"))
+    again = cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12), faces=(13,), replaces=1)
     sessions.execute(sid, "ann", again)  # roll 4, in place of roll 1
     sessions.end(sid, "gm")
     records = list(services.store.read_stream(sid))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
@@ -31,7 +32,7 @@ def records() -> list[RecordedEvent]:
     services = memory_services()
     sid = services.sessions.start("Files", "gm").session_id
     services.sessions.execute(sid, "ann", cmd.JoinSession("ann"))
-    services.sessions.execute(sid, "ann", cmd.RequestRoll("effect", "2d6"))
+    services.sessions.execute(sid, "ann", cmd.RequestRoll(RollKind.EFFECT, "2d6"))
     services.sessions.end(sid, "gm")
     return list(services.store.read_stream(sid))
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import (
     CommandRefusedError,
     CorruptLogError,
@@ -67,7 +68,7 @@ def test_an_open_session_moved_elsewhere_says_why_it_cannot_roll(tmp_path: Path)
     target = memory_services()
     import_export(target.store, path)
     with pytest.raises(CorruptLogError) as raised:
-        target.sessions.execute(sid, "ann", cmd.RequestRoll("effect", "1d6"))
+        target.sessions.execute(sid, "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"))
     message = str(raised.value)
     assert "the seed vault has no seed for epoch 1" in message
     assert "imported while open" in message and "end it there" in message

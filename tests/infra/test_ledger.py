@@ -324,7 +324,7 @@ def test_writers_racing_on_one_session_each_get_their_events_signed(table: Table
                     break
                 except ConcurrencyError:
                     continue
-                except BaseException as error:  # noqa: BLE001 - reported below
+                except BaseException as error:  # reported below
                     failures.append(error)
                     return
 

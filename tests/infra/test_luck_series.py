@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,22 @@ from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
 
 
-def check(faces: tuple[int, ...], target: int, **options: object) -> cmd.RequestRoll:
-    request = cmd.RequestRoll(RollKind.CHECK, "1d20+1", target=Target(target), faces=faces)
-    return replace(request, **options)
+def check(
+    faces: tuple[int, ...],
+    target: int,
+    advantage: tuple[Amount, ...] = (),
+    blind: bool = False,
+    on_behalf_of: str | None = None,
+) -> cmd.RequestRoll:
+    return cmd.RequestRoll(
+        RollKind.CHECK,
+        "1d20+1",
+        target=Target(target),
+        faces=faces,
+        advantage=advantage,
+        blind=blind,
+        on_behalf_of=on_behalf_of,
+    )
 
 
 @pytest.fixture

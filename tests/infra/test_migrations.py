@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -83,7 +84,7 @@ def test_upgrade_downgrade_upgrade_leaves_a_working_append_only_store(url: str) 
         engine.dispose()
 
 
-def test_the_embedded_sqlite_default_is_upgraded_on_first_use(tmp_path) -> None:
+def test_the_embedded_sqlite_default_is_upgraded_on_first_use(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new.sqlite'}"
     engine = open_engine(url)
     try:
@@ -93,7 +94,7 @@ def test_the_embedded_sqlite_default_is_upgraded_on_first_use(tmp_path) -> None:
         engine.dispose()
 
 
-def test_processes_opening_a_new_sqlite_file_at_once_all_find_it_upgraded(tmp_path) -> None:
+def test_processes_opening_a_new_sqlite_file_at_once_all_find_it_upgraded(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
     with multiprocessing.get_context("spawn").Pool(3) as pool:
         revisions = pool.map(workers.open_and_report_revision, [url] * 3)

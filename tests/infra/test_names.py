@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CommandRefusedError, InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.names import looks_alike
@@ -66,5 +67,5 @@ def test_acting_as_a_name_with_spaces_around_it_is_acting_as_the_member(
     table: tuple[MemoryServices, str],
 ) -> None:
     services, sid = table
-    outcome = services.sessions.execute(sid, " mira ", cmd.RequestRoll("effect", "1d6"))
+    outcome = services.sessions.execute(sid, " mira ", cmd.RequestRoll(RollKind.EFFECT, "1d6"))
     assert outcome.state.rolls[1].request.roller == "mira"

@@ -10,6 +10,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide
@@ -120,7 +121,7 @@ def test_r11_an_accept_by_the_other_sides_player_fails_verify() -> None:
         ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15, 3))),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Accept(1)),
-        ("ann", cmd.RequestRoll("effect", "1d6", faces=(2,))),
+        ("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(2,))),
         end=False,
     )
     at = index_of(records, "RollAccepted", side=1)
@@ -192,7 +193,7 @@ def downgraded(records: list[RecordedEvent]) -> list[RecordedEvent]:
 
 def test_a_version_1_opposed_check_in_an_action_with_rerolls_left_still_verifies() -> None:
     # Release 1 resolved every opposed check at once, even in an action with rerolls left.
-    check = cmd.RequestRoll("effect", "1d6", action_id="grab", rerolls=2, faces=(2,))
+    check = cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id="grab", rerolls=2, faces=(2,))
     legacy = cmd.RequestOpposed(*DUEL, action_id="grab", opponent_rerolls=None, faces=(3, 12))
     records = downgraded(play(("ann", check), ("ann", cmd.Accept(1)), ("ann", legacy), end=False))
     assert {r.schema_version for r in records if r.event_type == "RollRequested"} == {1}
@@ -209,7 +210,7 @@ def test_a_version_1_opposed_check_in_an_action_with_rerolls_left_still_verifies
 
 def test_a_die_cut_from_the_end_of_a_command_is_named_where_it_is_missing() -> None:
     # The chain check and the rules name the same event: the one the cut die stood before.
-    records = play(("ann", cmd.RequestRoll("effect", "1d6", faces=(6, 2))), end=False)
+    records = play(("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6, 2))), end=False)
     at = index_of(records, "DieExploded")
     cut = rechain([*records[:at], *records[at + 1 :]], at)
     report = verify_records(cut, from_record)

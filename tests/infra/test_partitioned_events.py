@@ -62,7 +62,11 @@ def make_store(request: pytest.FixtureRequest, postgres_url: str) -> StoreFactor
         engines.append(engine)
         return SqlEventStore(engine, **options)
 
-    request.addfinalizer(lambda: [engine.dispose() for engine in engines])
+    def dispose() -> None:
+        for engine in engines:
+            engine.dispose()
+
+    request.addfinalizer(dispose)
     return build
 
 

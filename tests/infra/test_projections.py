@@ -6,10 +6,10 @@ import random
 
 import sqlalchemy as sa
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.statistics import fold_statistics
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.decide_session import MAX_TEXT
+from diceledger.domain.session.text import MAX_TEXT
 from diceledger.infra.db import make_engine
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters
@@ -84,7 +84,7 @@ def test_a_player_with_the_longest_name_allowed_is_counted(sql_url: str) -> None
     try:
         table = Table(store, "long-names", random.Random(5))
         table.run(name, cmd.JoinSession(name))
-        table.run(name, cmd.RequestRoll("check", "1d20", target=Target(10)))
+        table.run(name, cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10)))
         projection = StatisticsProjection(engine, store)
         projection.catch_up()
         assert counters(projection)[("long-names", name, "all", "rolls.check")] == 1

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import ProofError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import Event
 from diceledger.domain.verification.receipt_dice import check_receipt_dice
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader, check_receipt
@@ -31,14 +33,14 @@ def records_of(receipt: Receipt) -> list[dict[str, Any]]:
     return [copy.deepcopy(dict(entry.record)) for entry in receipt.entries]
 
 
-def by_data(record: dict[str, Any]) -> Any:
+def by_data(record: Mapping[str, Any]) -> Event:
     return decode(record["event_type"], record["schema_version"], record["data"])
 
 
 def played(app: Application) -> str:
     sid = app.start_session("gm", "Tomb of Ash").session_id
     app.join("ann", sid, cmd.JoinSession("ann", "ann's words"))
-    check = cmd.RequestRoll("damage", "2d8+1", salt="fresh", rerolls=1)
+    check = cmd.RequestRoll(RollKind.DAMAGE, "2d8+1", salt="fresh", rerolls=1)
     app.request_roll("ann", sid, check)
     app.reroll("ann", sid, cmd.Reroll(1, (0,)))
     return sid

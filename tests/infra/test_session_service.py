@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.dice.sources import SeededSource
 from diceledger.domain.errors import (
     ConcurrencyError,
@@ -17,7 +17,7 @@ from diceledger.domain.errors import (
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import CheckSide, RollRequested
+from diceledger.domain.session.events import CheckSide, DiceRolled, RollRequested
 from diceledger.infra.db import make_engine
 from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
 from diceledger.infra.store.memory import InMemoryEventStore
@@ -35,7 +35,7 @@ class Rivalry:
 
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
-    ) -> list[int]:
+    ) -> list[RecordedEvent]:
         self.appends += 1
         rival = self.rival
         if rival is not None:
@@ -97,7 +97,7 @@ def test_execute_returns_what_it_appended_and_the_new_state() -> None:
     services = memory_services()
     session_id = table(services.sessions)
     outcome = services.sessions.execute(
-        session_id, "ann", cmd.RequestRoll("effect", "1d6", faces=(6, 2))
+        session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6, 2))
     )
     types = [record.event_type for record, _ in outcome.appended]
     assert types == ["RollRequested", "DiceRolled", "DieExploded", "RollResolved"]
@@ -110,7 +110,7 @@ def test_execute_returns_what_it_appended_and_the_new_state() -> None:
 def test_every_event_of_one_command_shares_its_actor_and_correlation() -> None:
     services = memory_services()
     session_id = table(services.sessions)
-    outcome = services.sessions.execute(session_id, "bob", cmd.RequestRoll("effect", "1d4"))
+    outcome = services.sessions.execute(session_id, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d4"))
     metas = [record.meta for record, _ in outcome.appended]
     assert {m["actor"] for m in metas} == {"bob"}
     assert len({m["correlation_id"] for m in metas}) == 1
@@ -119,13 +119,13 @@ def test_every_event_of_one_command_shares_its_actor_and_correlation() -> None:
 
 REFUSALS: list[tuple[str, str, cmd.Command]] = [
     ("player ends the session", "ann", cmd.EndSession(b"x" * 32)),
-    ("outsider rolls", "eve", cmd.RequestRoll("effect", "1d6")),
-    ("bad notation", "ann", cmd.RequestRoll("effect", "1d7")),
-    ("player rolls blind", "ann", cmd.RequestRoll("effect", "1d6", blind=True)),
-    ("player rolls for an NPC", "ann", cmd.RequestRoll("effect", "1d6", on_behalf_of="orc")),
-    ("too few faces", "ann", cmd.RequestRoll("effect", "1d6", faces=(6,))),
-    ("too many faces", "ann", cmd.RequestRoll("effect", "1d6", faces=(1, 2))),
-    ("face off the die", "ann", cmd.RequestRoll("effect", "1d6", faces=(7,))),
+    ("outsider rolls", "eve", cmd.RequestRoll(RollKind.EFFECT, "1d6")),
+    ("bad notation", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d7")),
+    ("player rolls blind", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True)),
+    ("player rolls for an NPC", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", on_behalf_of="orc")),
+    ("too few faces", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6,))),
+    ("too many faces", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(1, 2))),
+    ("face off the die", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(7,))),
     ("joining twice", "ann", cmd.JoinSession("ann")),
     ("player adds a co-GM", "ann", cmd.JoinSession("cat", as_gm=True)),
     (
@@ -151,7 +151,7 @@ def test_a_refused_command_appends_nothing(what: str, actor: str, command: cmd.C
 def test_r11_spending_a_spent_allowance_appends_nothing() -> None:
     services = memory_services()
     session_id = table(services.sessions)
-    services.sessions.execute(session_id, "ann", cmd.RequestRoll("effect", "2d6", rerolls=1))
+    services.sessions.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "2d6", rerolls=1))
     head = services.store.head_position()
     with pytest.raises(DiceledgerError, match="2 rerolls asked, 1 left"):
         services.sessions.execute(session_id, "ann", cmd.Reroll(1, (0, 1)))
@@ -162,11 +162,11 @@ def test_a_conflicting_writer_makes_the_command_decide_again_on_the_new_state() 
     service, store = racing()
     session_id = table(service)
     store.rival = lambda: service.execute(
-        session_id, "bob", cmd.RequestRoll("effect", "1d6", faces=(2,))
+        session_id, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(2,))
     )
     appends = store.appends
     outcome = service.execute(
-        session_id, "ann", cmd.RequestRoll("check", "1d20", target=Target(10), faces=(15,))
+        session_id, "ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), faces=(15,))
     )
     # One append lost to the rival, the rival's own, then the retry that landed.
     assert store.appends - appends == 3
@@ -181,11 +181,15 @@ def test_a_conflicting_writer_makes_the_command_decide_again_on_the_new_state() 
 def test_a_seeded_roll_retried_after_a_conflict_draws_under_its_new_nonce() -> None:
     service, store = racing()
     session_id = table(service)
-    store.rival = lambda: service.execute(session_id, "bob", cmd.RequestRoll("effect", "1d4"))
-    outcome = service.execute(session_id, "ann", cmd.RequestRoll("effect", "4d20n"))
+    store.rival = lambda: service.execute(
+        session_id, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d4")
+    )
+    outcome = service.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "4d20n"))
     revealed = service.reveal_seed(session_id, "gm").state.epochs[0].seed
     assert revealed is not None
-    dice = outcome.state.rolls[2].dice[0].dice
+    rolled = outcome.state.rolls[2].dice[0]
+    assert isinstance(rolled, DiceRolled)
+    dice = rolled.dice
     assert {d.nonce for d in dice} == {2}
     source = SeededSource(bytes.fromhex(revealed), session_id, 2, "ann's words")
     assert [source.draw(20).face for _ in dice] == [d.face for d in dice]
@@ -206,7 +210,7 @@ def test_a_command_that_always_loses_gives_up_busy_and_appends_nothing(
 
     store.rival = rival
     with pytest.raises(ConcurrencyError, match="busy"):
-        service.execute(session_id, "ann", cmd.RequestRoll("effect", "1d6"))
+        service.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"))
     state = service.load(session_id)
     assert state.rolls == {}
     assert len(joined) == MAX_ATTEMPTS
@@ -224,9 +228,9 @@ def test_a_second_process_on_the_same_sqlite_file_wins_the_race_and_the_first_re
         theirs = SessionService(SqlEventStore(engines[1]), SeedVault(engines[1]))
         session_id = table(mine)
         racing_store.rival = lambda: theirs.execute(
-            session_id, "bob", cmd.RequestRoll("effect", "1d6", faces=(2,))
+            session_id, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(2,))
         )
-        outcome = mine.execute(session_id, "ann", cmd.RequestRoll("effect", "1d8"))
+        outcome = mine.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "1d8"))
         assert outcome.state.rolls[2].request.roller == "ann"
         state = theirs.load(session_id)
         assert [(r.roll_id, r.request.roller, r.request.nonce) for r in state.rolls.values()] == [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 import sqlalchemy as sa
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import FOLD_VERSION, SessionState, evolve, replay
@@ -34,7 +35,7 @@ from diceledger.infra.verifying import verify_session
 from tests.infra.played_tables import Table
 
 EVERY = 12  # snapshot every this many events in these tests, so short sessions get one
-CHECK = cmd.RequestRoll("check", "1d20+5", advantage=(Amount(1),), target=Target(15))
+CHECK = cmd.RequestRoll(RollKind.CHECK, "1d20+5", advantage=(Amount(1),), target=Target(15))
 
 
 def replayed(store: EventStore, session_id: str) -> SessionState:
@@ -80,6 +81,16 @@ def _snapshot_often(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", EVERY)
 
 
+@dataclass(frozen=True)
+class SnapshotRow:
+    """The columns of a session's persisted snapshot, as read back."""
+
+    fold_version: int
+    stream_version: int
+    event_hash: str
+    state: str
+
+
 class Processes:
     """Session services on one database, each as a fresh process would build it."""
 
@@ -101,11 +112,12 @@ class Processes:
             service.execute(session_id, "ann", CHECK)
         return session_id
 
-    def row(self, session_id: str) -> sa.Row[tuple[int, int, str, str]] | None:
+    def row(self, session_id: str) -> SnapshotRow | None:
         snap = session_snapshots.c
         query = sa.select(snap.fold_version, snap.stream_version, snap.event_hash, snap.state)
         with self.engine.connect() as connection:
-            return connection.execute(query.where(snap.stream_id == session_id)).first()
+            found = connection.execute(query.where(snap.stream_id == session_id)).first()
+        return None if found is None else SnapshotRow(*found)
 
     def change(self, session_id: str, **values: object) -> None:
         with self.engine.begin() as connection:

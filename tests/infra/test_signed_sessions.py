@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.audit import Claim
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, check_extends, session_of
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import (
     LogTamperedError,
     NotFoundError,
@@ -37,7 +37,7 @@ from diceledger.infra.vault import SeedVault
 from tests.infra.owner_rights import Owner
 from tests.infra.support import database_url
 
-CHECK = cmd.RequestRoll("check", "1d20+2", target=Target(12))
+CHECK = cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12))
 
 
 @dataclass
@@ -214,7 +214,9 @@ def test_a_receipt_holds_the_rolls_events_its_seed_commitment_and_the_rollers_jo
 
 def test_a_hidden_blind_rolls_receipt_is_for_a_gm_only(signed: Signed) -> None:
     sid = signed.table()
-    blind = cmd.RequestRoll("check", "1d20", target=Target(10), blind=True, on_behalf_of="orc")
+    blind = cmd.RequestRoll(
+        RollKind.CHECK, "1d20", target=Target(10), blind=True, on_behalf_of="orc"
+    )
     roll_id = signed.app.request_roll("gm", sid, blind).roll.roll_id
     with pytest.raises(NotFoundError, match=f"no roll {roll_id}"):
         signed.app.proofs.receipt("ann", sid, roll_id)

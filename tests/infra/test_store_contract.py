@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -9,7 +10,7 @@ import pytest
 
 from diceledger.domain.errors import ConcurrencyError, CorruptLogError, InvalidInputError
 from diceledger.domain.hashchain import GENESIS_HASH, record_hash, verify_chain
-from diceledger.domain.records import NewEvent
+from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.store.port import EventStore
 from tests.infra.support import BACKENDS, StoreFactory, new_event, store_factory, ticking_clock
 
@@ -228,7 +229,7 @@ def test_import_into_another_store_keeps_every_field_but_position(
 
     assert store.import_recorded(source.read_all()) == 4
 
-    def strip(records: list) -> list:
+    def strip(records: Iterable[RecordedEvent]) -> list[RecordedEvent]:
         return [replace(r, position=0) for r in records]
 
     assert strip(list(store.read_stream("a"))) == strip(list(source.read_stream("a")))

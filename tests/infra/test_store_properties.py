@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,13 +34,16 @@ operations = st.lists(
 )
 
 
+OpenStore = Callable[[], AbstractContextManager[EventStore]]
+
+
 @contextmanager
 def memory_store() -> Iterator[EventStore]:
     yield InMemoryEventStore(clock=ticking_clock(), batch_size=4)
 
 
 @pytest.fixture(params=["memory", "sqlite"])
-def open_store(request: pytest.FixtureRequest, _upgraded_sqlite_template: Path):
+def open_store(request: pytest.FixtureRequest, _upgraded_sqlite_template: Path) -> OpenStore:
     if request.param == "memory":
         return memory_store
 
@@ -70,17 +73,17 @@ def snapshot(store: EventStore) -> list[tuple[int, str, int]]:
 )
 @given(plan=operations)
 def test_random_appends_keep_versions_gapless_positions_increasing_and_chains_valid(
-    open_store, plan: list[tuple[int, int, int, bool]]
+    open_store: OpenStore, plan: list[tuple[int, int, int, bool]]
 ) -> None:
     model: dict[str, list[str]] = {stream: [] for stream in STREAMS}
     last: tuple[str, list[NewEvent], list[RecordedEvent]] | None = None
     with open_store() as store:
         for stream_index, size, offset, retry in plan:
             if retry and last is not None:
-                stream, batch, positions = last
-                # An idempotent retry returns the first positions and changes nothing.
+                stream, batch, appended = last
+                # An idempotent retry returns the first records and changes nothing.
                 before = snapshot(store)
-                assert store.append(stream, batch, expected_version=0) == positions
+                assert store.append(stream, batch, expected_version=0) == appended
                 assert snapshot(store) == before
                 continue
             stream = STREAMS[stream_index]
@@ -92,11 +95,11 @@ def test_random_appends_keep_versions_gapless_positions_increasing_and_chains_va
                     store.append(stream, batch, expected_version=expected)
                 assert snapshot(store) == before
                 continue
-            positions = store.append(stream, batch, expected_version=expected)
-            assert len(positions) == len(batch)
+            appended = store.append(stream, batch, expected_version=expected)
+            assert len(appended) == len(batch)
             model[stream] += [event.event_id for event in batch]
             if batch:
-                last = (stream, batch, positions)
+                last = (stream, batch, appended)
 
         recorded = list(store.read_all())
         positions = [r.position for r in recorded]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import (
@@ -49,7 +50,7 @@ def test_an_imported_old_log_loads_and_refuses_rolls_after_its_end() -> None:
     state = services.sessions.load(session_id)
     assert state.ended and state.manual_dice_allowed
     with pytest.raises(Exception, match="has ended"):
-        services.sessions.execute(session_id, "ann", cmd.RequestRoll("effect", "1d6"))
+        services.sessions.execute(session_id, "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"))
 
 
 def test_an_event_newer_than_this_release_is_refused() -> None:

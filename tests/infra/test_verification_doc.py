@@ -94,7 +94,8 @@ def documented_dice() -> list[DocDie]:
         nonce, round_, side, index = where.groups()
         sides, block, word, value, face, note = what.groups()
         numbers = (int(index), int(sides), int(block), int(word), int(value), int(face))
-        dice.append(DocDie(int(nonce), round_ and int(round_), side, *numbers, note))
+        round_number = int(round_) if round_ is not None else None
+        dice.append(DocDie(int(nonce), round_number, side, *numbers, note))
     return dice
 
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
@@ -50,7 +50,7 @@ def amounts(rng: random.Random) -> tuple[Amount, ...]:
 
 
 def a_roll(rng: random.Random, who: str) -> cmd.RequestRoll:
-    kind = rng.choice(["effect", "damage", "check", "save"])
+    kind = rng.choice([RollKind.EFFECT, RollKind.DAMAGE, RollKind.CHECK, RollKind.SAVE])
     checked = kind in ("check", "save")
     dc = rng.choice([None, rng.randint(-2, 5)]) if checked else None
     target = (Target.dc(dc) if dc is not None else Target(rng.randint(5, 20))) if checked else None
@@ -68,7 +68,7 @@ def a_roll(rng: random.Random, who: str) -> cmd.RequestRoll:
         against="gas" if kind == "save" else None,
         action_id=rng.choice([None, f"act-{who}", "shared"]),
         rerolls=rng.choice([0, 0, 1, 2]),
-        reroll_scope=rng.choice(["effect", "damage"]),
+        reroll_scope=rng.choice(list(RerollScope)),
         auto_reroll=rng.random() < 0.3,
         salt=rng.choice(["", "pinch"]),
         faces=tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 5))) if manual else None,
@@ -121,14 +121,16 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
             *sides,
             action_id=rng.choice([None, f"act-{who}", "shared"]),
             rerolls=rng.choice([0, 0, 1, 2]),
-            reroll_scope=rng.choice(["effect", "damage"]),
+            reroll_scope=rng.choice(list(RerollScope)),
             opponent_rerolls=rng.choice([0, 1, 2]),
             blind=rng.random() < 0.2,
             faces=tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 4]))) if manual else None,
         )
         service.execute(sid, actor, opposed)
     elif pick < 0.72:
-        blind = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS))
+        blind = cmd.RequestRoll(
+            RollKind.EFFECT, "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS)
+        )
         service.execute(sid, "gm", blind)
     elif pick < 0.76 and rolls:
         service.execute(sid, "gm", cmd.RevealRoll(rng.choice(rolls).roll_id))
@@ -137,12 +139,12 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
     elif pick < 0.86 and rolls:
         service.execute(sid, rng.choice(PLAYERS), cmd.OpenDispute(rng.choice(rolls).roll_id, "odd"))
     elif pick < 0.92 and rolls:
-        outcome = rng.choice(["upheld", "voided"])
+        outcome = rng.choice(list(cmd.Ruling))
         service.execute(sid, "gm", cmd.ResolveDispute(rng.choice(rolls).roll_id, outcome))
     elif rolls:
         old = rng.choice(rolls).request
         again = cmd.RequestRoll(
-            old.kind,
+            RollKind(old.kind),
             old.side.expression,
             target=None
             if old.target is None

@@ -68,7 +68,7 @@ def test_opening_a_session_signs_the_gm_in_by_an_httponly_strict_cookie(api: Api
     (set_cookie,) = [
         h for h in gm.cookies.jar if h.name == cookie_name(session_id)
     ]  # the token is in the cookie, and only there
-    assert set_cookie.value.startswith("dlt_")
+    assert set_cookie.value is not None and set_cookie.value.startswith("dlt_")
     table = gm.get(f"/s/{session_id}")
     assert table.status_code == 200 and "Tomb of Ash" in table.text
     assert "GM panel" in table.text and set_cookie.value not in table.text

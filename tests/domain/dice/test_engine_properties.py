@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diceledger.domain.dice.breakdown import breakdown, die_views
-from diceledger.domain.dice.engine import Reason, roll, start
+from diceledger.domain.dice.engine import Reason, RollState, roll, start
 from diceledger.domain.dice.ladder import SIZES, chain_size
 from diceledger.domain.dice.request import Modifier
 from diceledger.domain.dice.sources import SeededSource
@@ -122,7 +122,7 @@ def test_seeded_source_is_uniform_over_200000_d20_draws() -> None:
 def test_same_spec_same_draws_same_result() -> None:
     spec = check("1d20+1d4+2", adv=1)
 
-    def again():
+    def again() -> RollState:
         return roll(spec, SeededSource(b"k" * 32, "s", 7, "c", "salt"), rerolls=2)
 
     assert again() == again()

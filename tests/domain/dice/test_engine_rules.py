@@ -6,14 +6,14 @@ import pytest
 
 from diceledger.domain.dice.breakdown import die_views
 from diceledger.domain.dice.checks import MAX_OPPOSED_ROUNDS, judge, opposed
-from diceledger.domain.dice.engine import Reason, accept, reroll, roll, start
+from diceledger.domain.dice.engine import Reason, RollState, accept, reroll, roll, start
 from diceledger.domain.dice.request import Target
 from diceledger.domain.dice.sources import ManualSource
 from diceledger.domain.errors import ExplosionChainError, ManualFacesError, RerollError, RollError
 from tests.domain.dice.helpers import AlwaysMax, FacesThenOnes, check, mods, plain
 
 
-def faces_of(state):
+def faces_of(state: RollState) -> list[int]:
     return [d.face for d in state.dice]
 
 

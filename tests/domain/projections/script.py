@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import commands as cmd
@@ -64,7 +64,8 @@ class Script:
     def check(self, actor: str, expression: str, target: int, faces: Iterable[int]) -> None:
         """Make a check with typed-in faces."""
         self.do(
-            actor, cmd.RequestRoll("check", expression, target=Target(target), faces=tuple(faces))
+            actor,
+            cmd.RequestRoll(RollKind.CHECK, expression, target=Target(target), faces=tuple(faces)),
         )
 
     def last_roll(self) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.feed import Feed, FeedItem
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.timeline import BLIND, hidden_from, timeline
@@ -15,7 +15,7 @@ from tests.domain.projections.script import Script
 from tests.domain.projections.test_timeline import played
 
 BLIND_CHECK = cmd.RequestRoll(
-    "check",
+    RollKind.CHECK,
     "1d20+4",
     target=Target(14),
     blind=True,

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from diceledger.domain.dice.notation import parse
-from diceledger.domain.dice.request import CheckDie, RollSpec, Target
+from diceledger.domain.dice.request import CheckDie, RerollScope, RollKind, RollSpec, Target
 from diceledger.domain.odds import opposed_odds
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.report import (
@@ -51,7 +51,7 @@ def test_luck_is_observed_minus_the_sum_of_exact_chances_with_its_z_score() -> N
 
 def test_chi_square_of_six_typed_in_d6_faces_matches_the_hand_computation() -> None:
     script = Script.table("ann", "bob")
-    script.do("bob", cmd.RequestRoll("damage", "6d6n", faces=(1, 1, 2, 3, 4, 6)))
+    script.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "6d6n", faces=(1, 1, 2, 3, 4, 6)))
     bob = reports(script.log, "ann")[("tomb-1a2b3c", "bob")]
     (d6,) = bob.dice
     assert d6.faces == (2, 1, 1, 1, 0, 1)
@@ -67,8 +67,10 @@ def test_chi_square_of_six_typed_in_d6_faces_matches_the_hand_computation() -> N
 
 def test_r12_explosions_count_every_added_die_and_the_longest_chain() -> None:
     script = Script.table("ann", "bob")
-    script.do("bob", cmd.RequestRoll("damage", "1d6", faces=(6, 6, 3)))  # d6 6 -> d6 6 -> d4 3
-    script.do("bob", cmd.RequestRoll("damage", "1d6", faces=(6, 1)))
+    script.do(
+        "bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(6, 6, 3))
+    )  # d6 6 -> d6 6 -> d4 3
+    script.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(6, 1)))
     bob = reports(script.log, "bob")[("tomb-1a2b3c", "bob")]
     assert bob.groups["explosions"] == {"count": 3, "longest_chain": 2}
     assert {d.sides: d.faces for d in bob.dice} == {4: (0, 0, 1, 0), 6: (1, 0, 0, 0, 0, 3)}
@@ -78,7 +80,9 @@ def test_r11_rerolls_spent_and_the_total_they_gained() -> None:
     script = Script.table("ann", "bob")
     script.do(
         "bob",
-        cmd.RequestRoll("damage", "1d6n+1", rerolls=1, reroll_scope="damage", faces=(2,)),
+        cmd.RequestRoll(
+            RollKind.DAMAGE, "1d6n+1", rerolls=1, reroll_scope=RerollScope.DAMAGE, faces=(2,)
+        ),
     )
     script.do("bob", cmd.Reroll(script.last_roll(), (0,), faces=(5,)))
     rerolls = reports(script.log, "bob")[("tomb-1a2b3c", "bob")].groups["rerolls"]
@@ -89,7 +93,7 @@ def test_a_voided_roll_is_left_out_and_counted_and_the_dispute_is_the_disputers(
     script = ann_three_checks()
     failed = 2  # the check that showed 3
     script.do("bob", cmd.OpenDispute(failed, "the die fell off the table"))
-    script.do("gm", cmd.ResolveDispute(failed, "voided"))
+    script.do("gm", cmd.ResolveDispute(failed, cmd.Ruling.VOIDED))
     found = reports(script.log, "bob")
     ann, bob = found[("tomb-1a2b3c", "ann")], found[("tomb-1a2b3c", "bob")]
     assert (ann.groups["outcomes"]["made"], ann.groups["outcomes"]["won"]) == (2, 2)
@@ -102,7 +106,7 @@ def test_a_voided_roll_is_left_out_and_counted_and_the_dispute_is_the_disputers(
 def test_an_upheld_dispute_keeps_the_roll() -> None:
     script = ann_three_checks()
     script.do("bob", cmd.OpenDispute(1, "suspicious"))
-    script.do("gm", cmd.ResolveDispute(1, "upheld"))
+    script.do("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD))
     found = reports(script.log, "ann")
     assert found[("tomb-1a2b3c", "ann")].groups["outcomes"]["made"] == 3
     assert found[("tomb-1a2b3c", "bob")].groups["disputes"]["upheld"] == 1
@@ -113,7 +117,7 @@ def test_blind_rolls_stay_out_of_a_players_view_until_revealed_and_the_gm_sees_t
     script.do(
         "gm",
         cmd.RequestRoll(
-            "check", "1d20", target=Target(11), blind=True, on_behalf_of="ann", faces=(18,)
+            RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="ann", faces=(18,)
         ),
     )
     blind = script.last_roll()
@@ -202,10 +206,10 @@ def test_folding_in_batches_with_evicted_sessions_gives_the_one_pass_counters() 
     first, second = ann_three_checks(), Script.table("bob", session_id="crypt-9f8e7d")
     for face in (4, 6, 6, 5, 1):
         explodes = (face, 2) if face == 6 else (face,)
-        second.do("bob", cmd.RequestRoll("damage", "1d6", faces=explodes))
+        second.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=explodes))
         first.check("ann", "1d20+2", 13, [face * 3])
     first.do("bob", cmd.OpenDispute(1, "odd"))
-    first.do("gm", cmd.ResolveDispute(1, "voided"))
+    first.do("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED))
     log = interleave(first, second)
     whole = fold_statistics(log).nonzero()
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import HIDDEN_EVENT, hidden_from, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from tests.documents import array_at, at
 from tests.domain.projections.script import START, Script
 
 
@@ -17,19 +18,22 @@ def played() -> Script:
     """gm, ann and bob: a check, an exploding damage roll, a reroll, a blind roll, a dispute."""
     script = Script.table("ann", "bob")
     script.check("ann", "1d20+3", 12, [15])  # roll 1
-    script.do("bob", cmd.RequestRoll("damage", "1d6", faces=(6, 6, 3)))  # roll 2
+    script.do("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(6, 6, 3)))  # roll 2
     script.do(
-        "ann", cmd.RequestRoll("damage", "1d6n", rerolls=1, reroll_scope="damage", faces=(2,))
+        "ann",
+        cmd.RequestRoll(
+            RollKind.DAMAGE, "1d6n", rerolls=1, reroll_scope=RerollScope.DAMAGE, faces=(2,)
+        ),
     )
     script.do("ann", cmd.Reroll(3, (0,), faces=(5,)))  # roll 3: 2 -> 5
     script.do(
         "gm",
         cmd.RequestRoll(
-            "check", "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
+            RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
         ),
     )
     script.do("bob", cmd.OpenDispute(1, "too lucky"))
-    script.do("gm", cmd.ResolveDispute(1, "upheld", "the die was fair"))
+    script.do("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD, "the die was fair"))
     return script
 
 
@@ -80,7 +84,7 @@ def test_players_see_an_unrevealed_blind_roll_only_as_the_gm_rolling_blind() -> 
 def test_a_player_cannot_tell_from_event_types_that_a_hidden_die_exploded() -> None:
     script = Script.table("ann")
     blind = cmd.RequestRoll(
-        "check", "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
+        RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
     )
     script.do("gm", blind)  # roll 1: the d20 shows 20 and explodes (R12)
 
@@ -108,17 +112,17 @@ def test_as_of_a_position_shows_members_open_rolls_and_totals_then() -> None:
     )
     state = state_as_of(script.log, until_position=waiting.position)
     view = standing(state, hidden_from(script.state, "bob"))
-    assert [m["name"] for m in view["members"]] == ["gm", "ann", "bob"]
+    assert [at(m, "name") for m in array_at(view, "members")] == ["gm", "ann", "bob"]
     assert view["open_rolls"] == [
         {"roll_id": 3, "player": "ann", "kind": "damage", "total_so_far": 2}
     ]
-    assert view["totals"]["ann"] == {
+    assert at(view, "totals", "ann") == {
         "rolls": 1,
         "checks_made": 1,
         "checks_won": 1,
         "sum_of_totals": 18,
     }
-    assert view["totals"]["bob"]["sum_of_totals"] == 15
+    assert at(view, "totals", "bob", "sum_of_totals") == 15
 
 
 def test_as_of_a_time_stops_at_the_last_event_recorded_by_then() -> None:
@@ -135,8 +139,10 @@ def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None
     script = played()
     view = standing(script.state, hidden_from(script.state, "ann"))
     assert view["hidden_rolls"] == 1
-    assert view["totals"]["bob"]["rolls"] == 1
-    assert standing(script.state, hidden_from(script.state, "gm"))["totals"]["bob"]["rolls"] == 2
+    assert at(view, "totals", "bob", "rolls") == 1
+    assert (
+        at(standing(script.state, hidden_from(script.state, "gm")), "totals", "bob", "rolls") == 2
+    )
 
 
 def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round() -> None:
@@ -163,5 +169,5 @@ def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round(
         "#1 bob, round 2, dice: d20 4",
     ]
     # Bob's reroll carries into round 2, so the check waits for him there.
-    (waiting,) = standing(script.state)["open_rolls"]  # type: ignore[misc]
+    (waiting,) = array_at(standing(script.state), "open_rolls")
     assert waiting == {"roll_id": 1, "player": "ann", "kind": "opposed", "total_so_far": 11}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TypeVar
 
 from diceledger.domain.dice.sources import DiceSource, Draw, Provenance
 from diceledger.domain.session import commands as cmd
@@ -12,6 +13,19 @@ from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState, evolve
+
+E = TypeVar("E", bound=Event)
+
+
+def event_as(cls: type[E], event: Event) -> E:
+    """Return ``event``, failing the test unless it is a ``cls``."""
+    assert isinstance(event, cls), event
+    return event
+
+
+def names(events: Iterable[Event]) -> list[str]:
+    """Return the type name of each event, in order."""
+    return [type(event).__name__ for event in events]
 
 
 class Scripted:
@@ -63,7 +77,7 @@ class Table:
         version = self.state.version
         try:
             decide(self.state, command, Context(actor, self.dice, self.now))
-        except Exception as error:  # noqa: BLE001 - returned for the test to inspect
+        except Exception as error:  # returned for the test to inspect
             assert self.state.version == version
             return error
         raise AssertionError(f"{command} by {actor} was not refused")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from diceledger.domain.dice.engine import Reason, roll
 from diceledger.domain.dice.notation import parse
-from diceledger.domain.dice.request import Modifier, Target, build_spec
+from diceledger.domain.dice.request import Modifier, RollKind, Target, build_spec
 from diceledger.domain.dice.sources import DiceSource, ManualSource, SeededSource
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
@@ -115,7 +115,7 @@ def test_a_reroll_command_draws_each_named_die_then_its_chain_under_one_new_nonc
 
     salt = find_salt(rerolled_die_explodes)
     table = SeededTable()
-    table.run("ann", cmd.RequestRoll("damage", "3d6", rerolls=3, salt=salt))
+    table.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "3d6", rerolls=3, salt=salt))
     table.run("ann", cmd.Reroll(1, (2, 0)))  # named 2 first, then 0
 
     expected = Prediction()
@@ -141,7 +141,7 @@ def test_a_die_that_starts_to_count_after_a_reroll_explodes_under_the_reroll_non
     salt = find_salt(both_twenty_then_lower)
     table = SeededTable()
     request = cmd.RequestRoll(
-        "check", "1d20", advantage=(Amount(1),), target=Target(10), rerolls=1, salt=salt
+        RollKind.CHECK, "1d20", advantage=(Amount(1),), target=Target(10), rerolls=1, salt=salt
     )
     table.run("ann", request)
     table.run("ann", cmd.Reroll(1, (0,)))
@@ -274,7 +274,9 @@ def test_each_reroll_the_default_policy_makes_takes_a_nonce_of_its_own() -> None
 
     salt = find_salt(two_low_rerolls)
     table = SeededTable()
-    table.run("ann", cmd.RequestRoll("damage", "2d6", rerolls=2, auto_reroll=True, salt=salt))
+    table.run(
+        "ann", cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=2, auto_reroll=True, salt=salt)
+    )
     rerolls = [e.die for e in table.events if isinstance(e, ev.DieRerolled)]
     assert [d.nonce for d in rerolls] == [2, 3]
     assert [(d.face, d.block, d.word) for d in rerolls][0] == (stream(2, salt).draw(6).face, 0, 0)
@@ -283,7 +285,7 @@ def test_each_reroll_the_default_policy_makes_takes_a_nonce_of_its_own() -> None
 
 def test_blocks_and_words_count_across_the_whole_nonce() -> None:
     table = SeededTable()
-    table.run("ann", cmd.RequestRoll("effect", "20d4n"))
+    table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "20d4n"))
     source = stream(1, "")
     predicted = [source.draw(4) for _ in range(20)]
     recorded = table.rows(1)
@@ -306,8 +308,8 @@ def test_a_skipped_word_keeps_its_place_in_the_block() -> None:
 
 def test_the_message_holds_the_rollers_client_seed_not_the_one_rolled_for() -> None:
     table = SeededTable()
-    table.run("gm", cmd.RequestRoll("effect", "1d20n", on_behalf_of="ann"))
-    table.run("ann", cmd.RequestRoll("effect", "1d20n"))
+    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d20n", on_behalf_of="ann"))
+    table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d20n"))
     gm_roll, ann_roll = table.rows(1)[0], table.rows(2)[0]
     gm_die, ann_die = stream(1, "", client_seed="").draw(20), stream(2, "").draw(20)
     assert (gm_roll[1], gm_roll[3]) == (gm_die.face, gm_die.word)
@@ -321,7 +323,7 @@ def test_terms_count_left_to_right_and_slots_across_the_whole_pool() -> None:
     table.run(
         "ann",
         cmd.RequestRoll(
-            "check", "1d20n+2d6n+1d4n", advantage=(Amount(1),), target=Target(10), salt="t"
+            RollKind.CHECK, "1d20n+2d6n+1d4n", advantage=(Amount(1),), target=Target(10), salt="t"
         ),
     )
     assert [(r[6], r[7:]) for r in table.rows(1)] == [(i, (None, 0)) for i in range(5)]

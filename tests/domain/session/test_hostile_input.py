@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import (
     InvalidInputError,
     PermissionDeniedError,
@@ -42,13 +42,13 @@ Refusal = tuple[str, Callable[[str], cmd.Command]]
 # Each field a person types, as the command that carries it (acted by the GM, who may
 # do everything, so only the text can be what is refused).
 FIELDS: dict[str, Callable[[str], cmd.Command]] = {
-    "label": lambda t: cmd.RequestRoll("effect", "1d6", label=t),
-    "salt": lambda t: cmd.RequestRoll("effect", "1d6", salt=t),
-    "action id": lambda t: cmd.RequestRoll("effect", "1d6", action_id=t),
-    "save's origin": lambda t: cmd.RequestRoll("save", "1d20", target=Target(10), against=t),
-    "DC's origin": lambda t: cmd.RequestRoll("check", "1d20", target=Target.dc(2, t)),
-    "source label": lambda t: cmd.RequestRoll("effect", "1d6", eased=(ev.Amount(1, t),)),
-    "NPC name": lambda t: cmd.RequestRoll("effect", "1d6", on_behalf_of=t),
+    "label": lambda t: cmd.RequestRoll(RollKind.EFFECT, "1d6", label=t),
+    "salt": lambda t: cmd.RequestRoll(RollKind.EFFECT, "1d6", salt=t),
+    "action id": lambda t: cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id=t),
+    "save's origin": lambda t: cmd.RequestRoll(RollKind.SAVE, "1d20", target=Target(10), against=t),
+    "DC's origin": lambda t: cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target.dc(2, t)),
+    "source label": lambda t: cmd.RequestRoll(RollKind.EFFECT, "1d6", eased=(ev.Amount(1, t),)),
+    "NPC name": lambda t: cmd.RequestRoll(RollKind.EFFECT, "1d6", on_behalf_of=t),
     "opposed NPC": lambda t: cmd.RequestOpposed(
         ev.CheckSide("gm", "1d20"), ev.CheckSide(t, "1d20")
     ),
@@ -75,10 +75,10 @@ def test_control_characters_are_refused_in_a_title_a_reason_and_a_note(text: str
     with pytest.raises(InvalidInputError):
         decide(SessionState(), start, Context("gm"))
     table = Table()
-    table.run("ann", cmd.RequestRoll("effect", "1d6"), [3])
+    table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"), [3])
     assert isinstance(table.refused("bob", cmd.OpenDispute(1, text)), InvalidInputError)
     table.run("bob", cmd.OpenDispute(1, "too low"))
-    error = table.refused("gm", cmd.ResolveDispute(1, "upheld", note=text))
+    error = table.refused("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD, note=text))
     assert isinstance(error, InvalidInputError)
 
 
@@ -136,38 +136,40 @@ def test_a_name_that_looks_like_a_member_is_refused_by_the_lookalike_judge() -> 
 @pytest.mark.parametrize("expression", ["5", "5+3", "(2*3)/2"])
 def test_r2_a_roll_of_constants_only_is_refused_since_it_rolls_no_dice(expression: str) -> None:
     table = Table()
-    error = table.refused("ann", cmd.RequestRoll("effect", expression))
+    error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, expression))
     assert isinstance(error, RollError) and "at least one die" in str(error)
 
 
 @pytest.mark.parametrize("allowance", [10**30, 2**53, 1001, -1])
 def test_r11_a_reroll_allowance_out_of_bounds_is_refused_as_a_rule(allowance: int) -> None:
     table = Table()
-    error = table.refused("ann", cmd.RequestRoll("effect", "1d6", rerolls=allowance))
+    error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", rerolls=allowance))
     assert isinstance(error, RerollError) and "0 to 1000" in str(error)
 
 
 def void_roll_one(table: Table) -> None:
-    table.run("ann", cmd.RequestRoll("check", "1d20+2", target=Target(12)), [3])
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12)), [3])
     table.run("ann", cmd.OpenDispute(1, "cocked die"))
-    table.run("gm", cmd.ResolveDispute(1, "voided"))
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED))
 
 
 def test_a_voided_roll_is_rolled_again_once_only() -> None:
     table = Table()
     void_roll_one(table)
-    table.run("ann", cmd.RequestRoll("check", "1d20+2", target=Target(12), replaces=1), [15])
-    error = table.refused("ann", cmd.RequestRoll("check", "1d20+2", target=Target(12), replaces=1))
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12), replaces=1), [15])
+    error = table.refused(
+        "ann", cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(12), replaces=1)
+    )
     assert isinstance(error, RollError) and "already rolled again, as roll 2" in str(error)
 
 
 @pytest.mark.parametrize(
     "other",
     [
-        cmd.RequestRoll("check", "1d20+9", target=Target(12), replaces=1),
-        cmd.RequestRoll("save", "1d20+2", target=Target(12), against="gas", replaces=1),
-        cmd.RequestRoll("check", "1d20+2", target=Target(2), replaces=1),
-        cmd.RequestRoll("effect", "1d20+2", replaces=1),
+        cmd.RequestRoll(RollKind.CHECK, "1d20+9", target=Target(12), replaces=1),
+        cmd.RequestRoll(RollKind.SAVE, "1d20+2", target=Target(12), against="gas", replaces=1),
+        cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(2), replaces=1),
+        cmd.RequestRoll(RollKind.EFFECT, "1d20+2", replaces=1),
     ],
     ids=["another expression", "another kind", "another target", "a plain roll"],
 )
@@ -183,7 +185,7 @@ ENDED_AT = datetime(2026, 11, 29, 22, 0, tzinfo=UTC)
 
 def ended_table(window: timedelta) -> Table:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10)), [3])
     table.now = ENDED_AT
     table.run("gm", cmd.EndSession(table.seed, int(window.total_seconds())))
     return table
@@ -194,8 +196,10 @@ def test_disputes_and_rulings_are_taken_after_the_end_during_the_window() -> Non
     assert table.state.disputes_until == ENDED_AT + timedelta(days=2)
     table.now = ENDED_AT + timedelta(hours=30)
     table.run("ann", cmd.OpenDispute(1, "the seed gives another face"))
-    assert isinstance(table.refused("ann", cmd.ResolveDispute(1, "voided")), PermissionDeniedError)
-    table.run("gm", cmd.ResolveDispute(1, "upheld"))
+    assert isinstance(
+        table.refused("ann", cmd.ResolveDispute(1, cmd.Ruling.VOIDED)), PermissionDeniedError
+    )
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.UPHELD))
     assert table.state.rolls[1].ruling is not None
 
 
@@ -211,7 +215,7 @@ def test_after_the_window_no_dispute_is_taken() -> None:
 def test_rolling_stays_closed_after_the_end_even_inside_the_window() -> None:
     table = ended_table(timedelta(days=2))
     table.now = ENDED_AT + timedelta(minutes=1)
-    assert "has ended" in str(table.refused("ann", cmd.RequestRoll("effect", "1d6")))
+    assert "has ended" in str(table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6")))
 
 
 @pytest.mark.parametrize("seconds", [-1, 366 * 86400])
@@ -224,7 +228,7 @@ def test_a_dispute_window_is_zero_to_a_year(seconds: int) -> None:
 
 def test_an_end_without_a_time_takes_no_disputes_after_it() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10)), [3])
     (*_, ended) = table.run("gm", cmd.EndSession(table.seed))
     assert ended == ev.SessionEnded("gm", None, 0)
     table.now = ENDED_AT

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
@@ -16,6 +17,7 @@ from diceledger.domain.session.opposed import waiting_side
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.state import AWAITING, RESOLVED
 from diceledger.domain.verification.review import resolution_steps, review
+from tests.documents import array_at, at
 from tests.domain.session.harness import Table
 
 
@@ -169,7 +171,7 @@ def test_r11_a_player_may_not_reroll_an_npc_side_but_any_gm_may() -> None:
 
 def test_r11_the_damage_scope_does_not_make_the_request_side_wait() -> None:
     table = Table()
-    table.run("ann", duel(rerolls=2, vs_rerolls=0, reroll_scope="damage"), faces=[3, 12])
+    table.run("ann", duel(rerolls=2, vs_rerolls=0, reroll_scope=RerollScope.DAMAGE), faces=[3, 12])
     roll = table.state.rolls[1]
     assert roll.status == RESOLVED
     assert table.state.actions["roll-1"].remaining == 2  # kept for the action's damage
@@ -177,7 +179,9 @@ def test_r11_the_damage_scope_does_not_make_the_request_side_wait() -> None:
 
 def test_r11_an_opposed_check_shares_what_its_action_has_left() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("effect", "1d6", action_id="grab", rerolls=2), faces=[2])
+    table.run(
+        "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id="grab", rerolls=2), faces=[2]
+    )
     table.run("ann", cmd.Accept(1))
     table.run("ann", duel(rerolls=0, vs_rerolls=0, action_id="grab"), faces=[3, 12])
     assert waiting_side(table.state, table.state.rolls[2]) == 0
@@ -188,7 +192,7 @@ def test_r11_an_opposed_check_shares_what_its_action_has_left() -> None:
 def test_r11_an_actions_rerolls_wait_while_an_opposed_check_of_it_waits_for_them() -> None:
     table = Table()
     table.run("ann", duel(rerolls=1, vs_rerolls=0, action_id="grab"), faces=[3, 12])
-    table.run("ann", cmd.RequestRoll("damage", "1d6", action_id="grab"), faces=[2])
+    table.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "1d6", action_id="grab"), faces=[2])
     error = table.refused("ann", cmd.Reroll(2, (0,)))
     assert isinstance(error, RerollError)
     assert str(error) == (
@@ -261,7 +265,9 @@ def test_the_end_accepts_every_waiting_side_and_rolls_a_tie_to_its_end() -> None
 def test_a_check_without_rerolls_on_either_side_takes_none_from_its_action() -> None:
     # How a version 1 log recorded every opposed check: verify decides those again so.
     table = Table()
-    table.run("ann", cmd.RequestRoll("effect", "1d6", action_id="grab", rerolls=2), faces=[2])
+    table.run(
+        "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id="grab", rerolls=2), faces=[2]
+    )
     table.run("ann", cmd.Accept(1))
     old = duel(rerolls=0, vs_rerolls=0, action_id="grab")
     legacy = cmd.RequestOpposed(old.side, old.opponent, action_id="grab", opponent_rerolls=None)
@@ -291,8 +297,9 @@ def test_a_review_shows_each_sides_rerolls_and_accepts_round_by_round() -> None:
         "round 2: ann 11, bob 4 (not compared yet: a side may still reroll)",
         "status: awaiting_rerolls",
     ]
-    rows = review(table.state, roll, [], {})["dice"]
-    shown = [(r["side"], r["round"], r["index"], r["face"], r["discarded"]) for r in rows]  # type: ignore[index]
+    rows = array_at(review(table.state, roll, [], {}), "dice")
+    keys = ("side", "round", "index", "face", "discarded")
+    shown = [tuple(at(row, key) for key in keys) for row in rows]
     assert shown == [
         (0, 1, 0, 3, True),
         (0, 1, 1, 10, False),

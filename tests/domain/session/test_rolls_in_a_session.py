@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diceledger.domain.dice.request import DC_BASE, Target
+from diceledger.domain.dice.request import DC_BASE, RerollScope, RollKind, Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     ManualFacesError,
@@ -17,16 +17,14 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.rolls import replay_state
-from tests.domain.session.harness import Table
-
-
-def names(events):
-    return [type(e).__name__ for e in events]
+from tests.domain.session.harness import Table, event_as, names
 
 
 def test_a_check_is_requested_rolled_exploded_and_resolved_as_events() -> None:
     table = Table()
-    events = table.run("ann", cmd.RequestRoll("check", "1d20+2", target=Target(15)), faces=[20, 3])
+    events = table.run(
+        "ann", cmd.RequestRoll(RollKind.CHECK, "1d20+2", target=Target(15)), faces=[20, 3]
+    )
     assert names(events) == ["RollRequested", "DiceRolled", "DieExploded", "CheckResolved"]
     resolved = events[-1]
     assert isinstance(resolved, ev.CheckResolved)
@@ -38,7 +36,7 @@ def test_a_check_is_requested_rolled_exploded_and_resolved_as_events() -> None:
 
 def test_r4_dc_request_keeps_the_modifier_and_the_target() -> None:
     table = Table()
-    command = cmd.RequestRoll("check", "1d20", target=Target.dc(3, "WIS"))
+    command = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target.dc(3, "WIS"))
     request = table.run("ann", command, faces=[12])[0]
     assert isinstance(request, ev.RollRequested)
     assert (request.target, request.dc_modifier, request.dc_label) == (13, 3, "WIS")
@@ -54,10 +52,10 @@ def test_r4_a_dc_whose_target_is_not_ten_plus_its_modifier_cannot_be_requested()
 
 def test_r5_save_records_its_origin_and_needs_one() -> None:
     table = Table()
-    command = cmd.RequestRoll("save", "1d20+1", target=Target(12), against="banshee wail")
+    command = cmd.RequestRoll(RollKind.SAVE, "1d20+1", target=Target(12), against="banshee wail")
     request = table.run("bob", command, faces=[11])[0]
     assert isinstance(request, ev.RollRequested) and request.against == "banshee wail"
-    error = table.refused("bob", cmd.RequestRoll("save", "1d20", target=Target(12)))
+    error = table.refused("bob", cmd.RequestRoll(RollKind.SAVE, "1d20", target=Target(12)))
     assert isinstance(error, RollError) and "against" in str(error)
 
 
@@ -88,13 +86,13 @@ def test_r6_only_a_gm_may_oppose_an_npc() -> None:
 
 def test_r7_advantage_on_a_plain_roll_is_refused_and_nothing_is_decided() -> None:
     table = Table()
-    error = table.refused("ann", cmd.RequestRoll("effect", "2d6", advantage=(Amount(1),)))
+    error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "2d6", advantage=(Amount(1),)))
     assert isinstance(error, RollError)
 
 
 def test_r11_a_roll_with_allowance_waits_then_rerolls_and_resolves_when_spent() -> None:
     table = Table()
-    events = table.run("bob", cmd.RequestRoll("damage", "2d6", rerolls=1), faces=[1, 5])
+    events = table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=1), faces=[1, 5])
     assert names(events)[-1] == "DiceRolled"
     assert table.state.rolls[1].status == "awaiting_rerolls"
     events = table.run("bob", cmd.Reroll(1, (0,)), faces=[4])
@@ -107,10 +105,15 @@ def test_r11_a_roll_with_allowance_waits_then_rerolls_and_resolves_when_spent() 
 def test_r11_damage_reroll_cannot_be_spent_on_the_check_of_the_same_action() -> None:
     table = Table()
     check = cmd.RequestRoll(
-        "check", "1d20", target=Target(10), action_id="swing", rerolls=1, reroll_scope="damage"
+        RollKind.CHECK,
+        "1d20",
+        target=Target(10),
+        action_id="swing",
+        rerolls=1,
+        reroll_scope=RerollScope.DAMAGE,
     )
     assert names(table.run("ann", check, faces=[3]))[-1] == "CheckResolved"
-    damage = cmd.RequestRoll("damage", "1d8", action_id="swing")
+    damage = cmd.RequestRoll(RollKind.DAMAGE, "1d8", action_id="swing")
     assert names(table.run("ann", damage, faces=[2]))[-1] == "DiceRolled"
     assert table.state.rolls[2].status == "awaiting_rerolls"
 
@@ -118,9 +121,11 @@ def test_r11_damage_reroll_cannot_be_spent_on_the_check_of_the_same_action() -> 
 def test_r11_effect_allowance_is_shared_by_the_rolls_of_an_action() -> None:
     table = Table()
     table.run(
-        "ann", cmd.RequestRoll("check", "1d20", target=Target(10), action_id="a", rerolls=1), [4]
+        "ann",
+        cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), action_id="a", rerolls=1),
+        [4],
     )
-    table.run("ann", cmd.RequestRoll("damage", "1d8", action_id="a"), [2])
+    table.run("ann", cmd.RequestRoll(RollKind.DAMAGE, "1d8", action_id="a"), [2])
     events = table.run("ann", cmd.Reroll(2, (0,)), faces=[7])
     # The last reroll is gone: the waiting check resolves as it stands too.
     assert names(events) == ["DieRerolled", "RollResolved", "CheckResolved"]
@@ -130,7 +135,7 @@ def test_r11_effect_allowance_is_shared_by_the_rolls_of_an_action() -> None:
 
 def test_r11_spending_more_than_granted_is_refused() -> None:
     table = Table()
-    table.run("bob", cmd.RequestRoll("damage", "3d6", rerolls=1), faces=[1, 2, 3])
+    table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "3d6", rerolls=1), faces=[1, 2, 3])
     error = table.refused("bob", cmd.Reroll(1, (0, 1)))
     assert isinstance(error, RerollError) and "1 left" in str(error)
 
@@ -138,16 +143,18 @@ def test_r11_spending_more_than_granted_is_refused() -> None:
 def test_r11_a_second_allowance_on_the_same_action_is_refused() -> None:
     table = Table()
     table.run(
-        "ann", cmd.RequestRoll("check", "1d20", target=Target(10), action_id="a", rerolls=1), [4]
+        "ann",
+        cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), action_id="a", rerolls=1),
+        [4],
     )
-    error = table.refused("ann", cmd.RequestRoll("damage", "1d8", action_id="a", rerolls=2))
+    error = table.refused("ann", cmd.RequestRoll(RollKind.DAMAGE, "1d8", action_id="a", rerolls=2))
     assert isinstance(error, RerollError)
 
 
 def test_r11_auto_reroll_lets_the_default_policy_spend_and_resolve() -> None:
     table = Table()
     table.dice.faces[2] = [5]
-    command = cmd.RequestRoll("damage", "2d6", rerolls=2, auto_reroll=True)
+    command = cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=2, auto_reroll=True)
     events = table.run("bob", command, faces=[1, 4])
     assert names(events) == ["RollRequested", "DiceRolled", "DieRerolled", "RollResolved"]
     assert table.state.next_nonce == 3  # the request took nonce 1, the reroll nonce 2
@@ -155,7 +162,7 @@ def test_r11_auto_reroll_lets_the_default_policy_spend_and_resolve() -> None:
 
 def test_only_the_roller_may_reroll_or_accept() -> None:
     table = Table()
-    table.run("bob", cmd.RequestRoll("damage", "2d6", rerolls=1), faces=[1, 5])
+    table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=1), faces=[1, 5])
     assert isinstance(table.refused("ann", cmd.Reroll(1, (0,))), PermissionDeniedError)
     assert isinstance(table.refused("ann", cmd.Accept(1)), PermissionDeniedError)
     assert names(table.run("bob", cmd.Accept(1))) == ["RollAccepted", "RollResolved"]
@@ -163,44 +170,45 @@ def test_only_the_roller_may_reroll_or_accept() -> None:
 
 def test_every_request_and_reroll_takes_the_next_nonce() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("effect", "1d6"), [3])
-    table.run("bob", cmd.RequestRoll("damage", "1d6", rerolls=1), [2])
+    table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"), [3])
+    table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", rerolls=1), [2])
     table.run("bob", cmd.Reroll(2, (0,)), [5])
-    table.run("gm", cmd.RequestRoll("effect", "1d6", blind=True), [4])
+    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True), [4])
     assert table.dice.nonces == [1, 2, 3, 4]
 
 
 def test_typed_in_faces_are_manual_and_checked_against_the_dice() -> None:
     table = Table()
-    events = table.run("ann", cmd.RequestRoll("effect", "1d6", faces=(6, 6, 4, 2)))
+    events = table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6, 6, 4, 2)))
     rolled = [e for e in events if isinstance(e, ev.DiceRolled | ev.DieExploded)]
     assert all(
         (d.source, d.epoch) == ("manual", None)
         for e in rolled
         for d in (e.dice if isinstance(e, ev.DiceRolled) else (e.die,))
     )
-    assert events[-1].total == 18  # type: ignore[attr-defined]
-    error = table.refused("ann", cmd.RequestRoll("effect", "2d6", faces=(3,)))
+    assert event_as(ev.RollResolved, events[-1]).total == 18
+    error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "2d6", faces=(3,)))
     assert isinstance(error, ManualFacesError) and "die 2 (a d6)" in str(error)
 
 
 def test_a_gm_may_forbid_typed_in_faces() -> None:
     table = Table()
     table.state.manual_dice_allowed = False
-    error = table.refused("ann", cmd.RequestRoll("effect", "1d6", faces=(3,)))
+    error = table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(3,)))
     assert isinstance(error, PermissionDeniedError)
 
 
 def test_blind_rolls_and_rolls_for_others_are_the_gms() -> None:
     table = Table()
     assert isinstance(
-        table.refused("ann", cmd.RequestRoll("effect", "1d6", blind=True)), PermissionDeniedError
-    )
-    assert isinstance(
-        table.refused("ann", cmd.RequestRoll("effect", "1d6", on_behalf_of="bob")),
+        table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True)),
         PermissionDeniedError,
     )
-    table.run("gm", cmd.RequestRoll("effect", "1d6", blind=True), [2])
+    assert isinstance(
+        table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", on_behalf_of="bob")),
+        PermissionDeniedError,
+    )
+    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True), [2])
     assert isinstance(table.refused("ann", cmd.OpenDispute(1, "hmm")), NotFoundError)
     table.run("gm", cmd.RevealRoll(1))
     assert names(table.run("ann", cmd.OpenDispute(1, "looked low"))) == ["RollDisputed"]
@@ -208,16 +216,20 @@ def test_blind_rolls_and_rolls_for_others_are_the_gms() -> None:
 
 def test_strangers_and_ended_sessions_are_refused() -> None:
     table = Table()
-    assert isinstance(table.refused("eve", cmd.RequestRoll("effect", "1d6")), PermissionDeniedError)
+    assert isinstance(
+        table.refused("eve", cmd.RequestRoll(RollKind.EFFECT, "1d6")), PermissionDeniedError
+    )
     table.run("gm", cmd.EndSession(table.seed))
-    assert isinstance(table.refused("ann", cmd.RequestRoll("effect", "1d6")), CommandRefusedError)
+    assert isinstance(
+        table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6")), CommandRefusedError
+    )
 
 
 def test_replaying_the_recorded_dice_gives_the_same_roll() -> None:
     table = Table()
     table.run(
         "ann",
-        cmd.RequestRoll("check", "1d20+1d4", target=Target(12), advantage=(Amount(1),)),
+        cmd.RequestRoll(RollKind.CHECK, "1d20+1d4", target=Target(12), advantage=(Amount(1),)),
         [20, 7, 4, 11, 2],
     )
     state = replay_state(table.state.rolls[1])
@@ -228,7 +240,7 @@ def test_replaying_the_recorded_dice_gives_the_same_roll() -> None:
 
 def test_amounts_and_targets_out_of_range_are_refused_in_plain_words() -> None:
     table = Table()
-    huge = cmd.RequestRoll("effect", "1d6", eased=(Amount(10**20),))
+    huge = cmd.RequestRoll(RollKind.EFFECT, "1d6", eased=(Amount(10**20),))
     assert "between 0 and 1,000,000" in str(table.refused("ann", huge))
     with pytest.raises(RollError, match="within ±1,000,000"):
         Target(10**20)
@@ -238,7 +250,9 @@ def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() ->
     from diceledger.domain.session.views import roll_view
 
     table = Table()
-    secret = cmd.RequestRoll("effect", "1d20", blind=True, on_behalf_of="goblin", label="sneak")
+    secret = cmd.RequestRoll(
+        RollKind.EFFECT, "1d20", blind=True, on_behalf_of="goblin", label="sneak"
+    )
     table.run("gm", secret, [12])
     view = roll_view(table.state, table.state.rolls[1], "ann")
     assert view == {
@@ -254,6 +268,8 @@ def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() ->
 def test_overlong_labels_are_refused_on_every_kind_of_roll() -> None:
     table = Table()
     label = "x" * 81
-    assert "at most 80" in str(table.refused("ann", cmd.RequestRoll("effect", "1d6", label=label)))
+    assert "at most 80" in str(
+        table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", label=label))
+    )
     opposed = cmd.RequestOpposed(CheckSide("ann", "1d20"), CheckSide("bob", "1d20"), label=label)
     assert "at most 80" in str(table.refused("ann", opposed))

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from diceledger.domain.dice.request import Target
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     CorruptLogError,
@@ -16,7 +16,7 @@ from diceledger.domain.errors import (
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import replay
-from tests.domain.session.harness import Table
+from tests.domain.session.harness import Table, event_as
 
 
 def test_the_creator_is_gm_and_the_first_seed_is_committed() -> None:
@@ -62,7 +62,7 @@ def test_players_cannot_reveal_seeds_or_end_the_session() -> None:
 
 def test_ending_resolves_waiting_rolls_and_reveals_the_seed() -> None:
     table = Table()
-    table.run("bob", cmd.RequestRoll("damage", "2d6", rerolls=1), faces=[2, 3])
+    table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d6", rerolls=1), faces=[2, 3])
     events = table.run("gm", cmd.EndSession(table.seed))
     assert [type(e).__name__ for e in events] == [
         "RollAccepted",
@@ -75,28 +75,34 @@ def test_ending_resolves_waiting_rolls_and_reveals_the_seed() -> None:
 
 def test_a_dispute_is_opened_by_a_member_and_ruled_on_by_the_gm() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10)), [3])
     table.run("bob", cmd.OpenDispute(1, "the die fell off the table"))
     assert isinstance(table.refused("ann", cmd.OpenDispute(1, "again")), RollError)
-    assert isinstance(table.refused("bob", cmd.ResolveDispute(1, "voided")), PermissionDeniedError)
-    table.run("gm", cmd.ResolveDispute(1, "voided", "reroll it"))
+    assert isinstance(
+        table.refused("bob", cmd.ResolveDispute(1, cmd.Ruling.VOIDED)), PermissionDeniedError
+    )
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED, "reroll it"))
     assert table.state.rolls[1].voided
 
 
 def test_a_voided_roll_can_be_rolled_again_with_a_reference() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10)), [3])
-    error = table.refused("ann", cmd.RequestRoll("check", "1d20", target=Target(10), replaces=1))
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10)), [3])
+    error = table.refused(
+        "ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), replaces=1)
+    )
     assert isinstance(error, RollError) and "not voided" in str(error)
     table.run("bob", cmd.OpenDispute(1, "cocked die"))
-    table.run("gm", cmd.ResolveDispute(1, "voided"))
-    events = table.run("ann", cmd.RequestRoll("check", "1d20", target=Target(10), replaces=1), [15])
-    assert events[0].replaces == 1  # type: ignore[attr-defined]
+    table.run("gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED))
+    events = table.run(
+        "ann", cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), replaces=1), [15]
+    )
+    assert event_as(ev.RollRequested, events[0]).replaces == 1
 
 
 def test_replay_rebuilds_the_same_state_and_rejects_a_gap_in_versions() -> None:
     table = Table()
-    table.run("ann", cmd.RequestRoll("check", "1d20+1", target=Target(10)), [9])
+    table.run("ann", cmd.RequestRoll(RollKind.CHECK, "1d20+1", target=Target(10)), [9])
     rebuilt = replay(enumerate(table.events, start=1))
     assert rebuilt.rolls[1].resolution == table.state.rolls[1].resolution
     assert rebuilt.version == table.state.version
