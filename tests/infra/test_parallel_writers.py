@@ -224,7 +224,7 @@ def test_a_reader_following_many_writers_with_delayed_commits_sees_each_event_on
             written[stream].extend(event.event_id for event in batch)
 
     writers = [threading.Thread(target=write, args=(s, n)) for n, s in enumerate(streams)]
-    reader, naive = SqlEventStore(engine, batch_size=7), NaiveReader(engine)
+    reader = SqlEventStore(engine, batch_size=7)
     seen: list[RecordedEvent] = []
     last, deadline = 0, time.monotonic() + 120
     for thread in writers:
@@ -234,7 +234,6 @@ def test_a_reader_following_many_writers_with_delayed_commits_sees_each_event_on
         for record in reader.read_all(after_position=last):
             seen.append(record)
             last = record.position
-        naive.poll()
         if finished:
             break
         assert time.monotonic() < deadline, "the writers did not finish in time"
@@ -244,21 +243,6 @@ def test_a_reader_following_many_writers_with_delayed_commits_sees_each_event_on
     for stream in streams:
         versions = [record.stream_version for record in seen if record.stream_id == stream]
         assert versions == list(range(1, len(written[stream]) + 1))
-    # The load did produce late commits: a reader resuming by position alone missed some.
-    assert naive.seen < everything, "no commit landed late: the load proved nothing"
-
-
-class NaiveReader:
-    """The reader this store must not be: it resumes after the highest position it saw."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._last = 0
-        self.seen: set[str] = set()
-
-    def poll(self) -> None:
-        query = sa.text("SELECT position, event_id FROM events WHERE position > :last")
-        with self._engine.connect() as connection:
-            for position, event_id in connection.execute(query, {"last": self._last}):
-                self.seen.add(event_id)
-                self._last = max(self._last, position)
+    # Whether this run's commits landed late is up to the scheduler (a busy machine once had
+    # none), so it is not asserted: what is asserted holds for every interleaving. A late
+    # commit by construction is test_read_all_waits_for_an_older_transaction_... above.
