@@ -94,7 +94,9 @@ def _error_tree(request: Request, error: DiceledgerError) -> Response:
 
 def _invalid(request: Request, error: RequestValidationError) -> Response:
     first = error.errors()[0] if error.errors() else {}
-    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+    # The field's own name, without where it was (body, path, query or header).
+    location = first.get("loc", ())[1:]
+    where = ".".join(str(part) for part in location)
     message = str(first.get("msg", "invalid request"))
     problem = BAD_REQUEST if first.get("type") == "json_invalid" else VALIDATION
     detail = f"{where}: {message}" if where else message

@@ -12,7 +12,7 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.idempotent import run_once
-from diceledger.web.schemas import DisputeBody, RulingBody
+from diceledger.web.schemas import DisputeBody, RollId, RulingBody
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls/{roll_id}", tags=["disputes"])
 
@@ -32,7 +32,7 @@ def dispute_json(result: DisputeResult) -> JsonObject:
 @router.post("/dispute", status_code=201)
 def open_dispute(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: DisputeBody,
     member: Member,
     request: Request,
@@ -48,7 +48,7 @@ def open_dispute(
 
 
 @router.get("/review")
-def review(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+def review(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return the GM's review of a roll: every die, its provenance and the proofs."""
     return answer(web.app.review(member.member, session_id, roll_id))
 
@@ -56,7 +56,7 @@ def review(session_id: str, roll_id: int, member: Member, web: Services) -> Resp
 @router.post("/ruling")
 def rule(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: RulingBody,
     member: Member,
     request: Request,

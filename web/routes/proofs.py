@@ -6,6 +6,8 @@ text, and proofs as JSON with hashes in lowercase hex (docs/verification.md).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
@@ -13,6 +15,7 @@ from diceledger.domain.json import JsonValue
 from diceledger.web.answers import JSON, answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.schemas import AS_WRITTEN, RollId
 
 router = APIRouter(tags=["proofs"])
 SESSION = "/api/v1/sessions/{session_id}"
@@ -50,8 +53,8 @@ def inclusion(
     session_id: str,
     member: Member,
     web: Services,
-    position: int = Query(ge=1),
-    size: int | None = Query(default=None, ge=1),
+    position: Annotated[int, Query(ge=1), AS_WRITTEN],
+    size: Annotated[int | None, Query(ge=1), AS_WRITTEN] = None,
 ) -> Response:
     """Return the proof that the event at store ``position`` is in the signed tree (members)."""
     result = web.app.proofs.inclusion(session_id, position, size)
@@ -75,8 +78,8 @@ def consistency(
     session_id: str,
     member: Member,
     web: Services,
-    old_size: int = Query(alias="from", ge=0),
-    new_size: int | None = Query(default=None, alias="to", ge=0),
+    old_size: Annotated[int, Query(alias="from", ge=0), AS_WRITTEN],
+    new_size: Annotated[int | None, Query(alias="to", ge=0), AS_WRITTEN] = None,
 ) -> Response:
     """Return the proof that the tree of ``from`` events is a prefix of ``to`` (members).
 
@@ -96,7 +99,7 @@ def consistency(
 
 
 @router.get(SESSION + "/rolls/{roll_id}/receipt")
-def receipt(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+def receipt(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return a roll's receipt, checkable offline; a hidden blind roll's for a GM only."""
     made = web.app.proofs.receipt(member.member, session_id, roll_id)
     return Response(made.to_json(), media_type=JSON)

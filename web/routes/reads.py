@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
+from pydantic import AwareDatetime
 from starlette.responses import Response, StreamingResponse
 
 from diceledger.domain.json import JsonValue
@@ -14,6 +14,7 @@ from diceledger.infra.app.results import Moment
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.schemas import AS_WRITTEN
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["reads"])
 
@@ -23,8 +24,8 @@ def replay(
     session_id: str,
     member: Member,
     web: Services,
-    until_position: int | None = Query(default=None, ge=0),
-    at: datetime | None = None,
+    until_position: Annotated[int | None, Query(ge=0), AS_WRITTEN] = None,
+    at: Annotated[AwareDatetime | None, Query(description="ISO 8601 with a UTC offset")] = None,
 ) -> Response:
     """Return the session as it happened, or as it stood at a store position or a time."""
     result = web.app.replay(member.member, session_id, Moment(until_position, at))

@@ -12,7 +12,7 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import run_once
-from diceledger.web.schemas import AcceptBody, RerollBody, RollBody
+from diceledger.web.schemas import AcceptBody, RerollBody, RollBody, RollId
 
 router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls", tags=["rolls"])
 
@@ -41,7 +41,7 @@ def request_roll(
 
 
 @router.get("/{roll_id}")
-def show_roll(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+def show_roll(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return one roll as the member may see it."""
     return answer(web.app.roll(member.member, session_id, roll_id).view)
 
@@ -49,7 +49,7 @@ def show_roll(session_id: str, roll_id: int, member: Member, web: Services) -> R
 @router.post("/{roll_id}/reroll")
 def reroll(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: RerollBody,
     member: Member,
     request: Request,
@@ -69,7 +69,7 @@ def reroll(
 @router.post("/{roll_id}/accept")
 def accept(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     member: Member,
     request: Request,
     web: Services,
@@ -86,7 +86,7 @@ def accept(
 
 @router.post("/{roll_id}/reveal")
 def reveal(
-    session_id: str, roll_id: int, member: Member, request: Request, web: Services
+    session_id: str, roll_id: RollId, member: Member, request: Request, web: Services
 ) -> Response:
     """Show a blind roll to the players (GM)."""
 
