@@ -1,7 +1,9 @@
 """How the HTTP face words the error tree: application/problem+json (RFC 9457).
 
 Each branch of the tree has a stable ``type`` (a relative URI under /problems/) and one
-status; the message is the error's own line. The most specific branch wins.
+status; the message is the error's own line. The most specific branch wins. The detail
+and the instance quote what a caller sent, so their control and direction characters
+are escaped (``domain.shown``) before any client shows them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from diceledger.domain.errors import (
     UnknownSessionError,
     VerificationError,
 )
+from diceledger.domain.shown import shown
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -91,10 +94,10 @@ def problem_body(problem: Problem, detail: str, instance: str | None = None) -> 
         "type": problem.type,
         "title": problem.title,
         "status": problem.status,
-        "detail": detail,
+        "detail": shown(detail),
     }
     if instance is not None:
-        document["instance"] = instance
+        document["instance"] = shown(instance)
     return json.dumps(document, ensure_ascii=False)
 
 

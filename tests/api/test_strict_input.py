@@ -1,9 +1,11 @@
-"""What the API takes is what it says: no coercion, no naive times.
+"""What the API takes is what it says: no coercion, no naive times, no hidden characters.
 
 Each refusal is one problem+json line, and nothing is recorded.
 """
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import httpx2
 import pytest
@@ -86,3 +88,74 @@ def test_a_replay_time_without_a_utc_offset_is_refused(api: Api, table: Table) -
     assert_refused(api.get(base, table.ann, at="2026-01-01T00:00:00"), "at")
     aware = api.get(base, table.ann, at="2026-01-01T00:00:00+00:00")
     assert aware.status_code == 200 and aware.json()["lines"] == []
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["1d20\n+5", "1d20\u00a0+5", "1d20\t+5", "1d20+5\u2028", "1d20\u200b+5"],
+    ids=["newline", "no-break-space", "tab", "line-separator", "zero-width-space"],
+)
+def test_an_expression_holding_a_hidden_or_line_breaking_character_is_refused(
+    api: Api, table: Table, expression: str
+) -> None:
+    before = events_of(api, table)
+    answer = api.roll(table.sid, table.ann, {**CHECK, "expression": expression})
+    assert_refused(answer, "", "/problems/dice-notation")
+    assert "U+" in answer.json()["detail"]
+    vs = {"name": "bob", "expression": expression}
+    opposed = {"kind": "opposed", "expression": "1d20", "vs": vs}
+    assert_refused(api.roll(table.sid, table.gm, opposed), "", "/problems/dice-notation")
+    assert events_of(api, table) == before
+
+
+def test_an_expression_may_still_space_its_terms(api: Api, table: Table) -> None:
+    answer = api.roll(table.sid, table.ann, {**CHECK, "expression": " 1d20 + 5 [STR] "})
+    assert answer.status_code == 201
+
+
+@pytest.mark.parametrize("text", ["\u202e", "a\u202eb", "\x1b[2J", "x\u2066y", "\u200f"], ids=repr)
+def test_a_problem_detail_escapes_control_and_direction_characters(
+    api: Api, table: Table, text: str
+) -> None:
+    # A token of one session on another's path: answered as an unknown session, named.
+    answer = api.get(f"/api/v1/sessions/{quote(text)}", table.ann)
+    problem = answer.json()
+    assert (answer.status_code, problem["type"]) == (404, "/problems/unknown-session")
+    for shown in (problem["detail"], problem["instance"]):
+        assert shown.isprintable(), repr(shown)
+    assert shown_escaped(text) in problem["detail"]
+
+
+def shown_escaped(text: str) -> str:
+    return "".join(
+        char
+        if char.isprintable()
+        else f"\\x{ord(char):02x}"
+        if ord(char) < 0x100
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u0430nn", "ANN", "gob\u200blin", "goblin\u3164", "gob\u202elin", "goblin  king"],
+    ids=["cyrillic-a", "case", "zero-width-space", "hangul-filler", "direction", "two-spaces"],
+)
+def test_an_npc_name_gets_the_checks_a_member_name_gets(api: Api, table: Table, name: str) -> None:
+    before = events_of(api, table)
+    assert_refused(api.roll(table.sid, table.gm, {**CHECK, "for": name}), "")
+    opposed = {"kind": "opposed", "expression": "1d20", "vs": {"name": name, "expression": "1d20"}}
+    assert_refused(api.roll(table.sid, table.gm, opposed), "")
+    assert events_of(api, table) == before
+
+
+def test_an_npc_with_a_name_of_its_own_still_rolls(api: Api, table: Table) -> None:
+    rolled = api.roll(table.sid, table.gm, {**CHECK, "for": "Goblin King"})
+    assert rolled.status_code == 201 and rolled.json()["for"] == "Goblin King"
+    opposed = {
+        "kind": "opposed",
+        "expression": "1d20",
+        "vs": {"name": "ogre", "expression": "1d20"},
+    }
+    assert api.roll(table.sid, table.gm, opposed).status_code == 201
