@@ -9,6 +9,7 @@ are escaped (``domain.shown``) before any client shows them.
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 
 from starlette.responses import Response
@@ -88,8 +89,15 @@ def problem_for(error: DiceledgerError) -> Problem:
     return next((p for kind, p in PROBLEMS if isinstance(error, kind)), FALLBACK)
 
 
-def problem_body(problem: Problem, detail: str, instance: str | None = None) -> str:
-    """Return the problem+json document as text."""
+def new_request_id() -> str:
+    """Return a fresh id that ties a server failure's answer to its line in the log."""
+    return secrets.token_hex(8)
+
+
+def problem_body(
+    problem: Problem, detail: str, instance: str | None = None, request_id: str | None = None
+) -> str:
+    """Return the problem+json document as text; a server failure's names its request."""
     document: dict[str, str | int] = {
         "type": problem.type,
         "title": problem.title,
@@ -98,6 +106,8 @@ def problem_body(problem: Problem, detail: str, instance: str | None = None) -> 
     }
     if instance is not None:
         document["instance"] = shown(instance)
+    if request_id is not None:
+        document["request_id"] = request_id
     return json.dumps(document, ensure_ascii=False)
 
 
@@ -106,13 +116,14 @@ def problem_response(
     detail: str,
     instance: str | None = None,
     headers: dict[str, str] | None = None,
+    request_id: str | None = None,
 ) -> Response:
     """Return a problem+json response."""
     extra = dict(headers or {})
     if problem.status == 401:
         extra.setdefault("WWW-Authenticate", 'Bearer realm="diceledger"')
     return Response(
-        problem_body(problem, detail, instance),
+        problem_body(problem, detail, instance, request_id),
         status_code=problem.status,
         media_type=PROBLEM_JSON,
         headers=extra,
