@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from diceledger.domain import __version__
-from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.errors import DiceledgerError, SessionBusyError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
@@ -80,17 +80,25 @@ def build_app(services: WebServices) -> FastAPI:
 
 
 def _error_tree(request: Request, error: DiceledgerError) -> Response:
-    if isinstance(error, RateLimitedError):
-        headers = {"Retry-After": str(error.retry_after)}
-        if is_page(request):
-            return error_page(request, RATE_LIMITED, str(error))
-        return problem_response(RATE_LIMITED, str(error), request.url.path, headers)
-    problem = problem_for(error)
+    problem = RATE_LIMITED if isinstance(error, RateLimitedError) else problem_for(error)
+    headers = _retry_after(error)
     if problem.status >= 500:
-        return _server_failure(request, problem, str(error))
+        return _server_failure(request, problem, str(error), headers)
     if is_page(request):
-        return error_page(request, problem, str(error))
-    return problem_response(problem, str(error), request.url.path)
+        return _with_headers(error_page(request, problem, str(error)), headers)
+    return problem_response(problem, str(error), request.url.path, headers)
+
+
+def _retry_after(error: DiceledgerError) -> dict[str, str]:
+    """Return the Retry-After header of an error that says when to try again."""
+    if isinstance(error, RateLimitedError | SessionBusyError):
+        return {"Retry-After": str(error.retry_after)}
+    return {}
+
+
+def _with_headers(response: Response, headers: dict[str, str]) -> Response:
+    response.headers.update(headers)
+    return response
 
 
 def _invalid(request: Request, error: RequestValidationError) -> Response:
@@ -112,9 +120,7 @@ def _http(request: Request, error: HTTPException) -> Response:
     problem = Problem(error.status_code, "http", str(error.detail))
     headers = dict(error.headers or {})  # a 405's Allow
     if is_page(request):
-        page = error_page(request, problem, str(error.detail))
-        page.headers.update(headers)
-        return page
+        return _with_headers(error_page(request, problem, str(error.detail)), headers)
     return problem_response(problem, str(error.detail), request.url.path, headers)
 
 
@@ -122,7 +128,9 @@ def _too_large(max_bytes: int, path: str) -> Response:
     return problem_response(TOO_LARGE, f"a request body may have at most {max_bytes:,} bytes", path)
 
 
-def _server_failure(request: Request, problem: Problem, cause: str | None) -> Response:
+def _server_failure(
+    request: Request, problem: Problem, cause: str | None, headers: dict[str, str] | None = None
+) -> Response:
     """Log a server failure under a fresh request id, and answer with that id.
 
     ``cause`` is the line of an error of the tree, which the caller may read; without
@@ -137,8 +145,9 @@ def _server_failure(request: Request, problem: Problem, cause: str | None) -> Re
         ERROR_LOG.error("%s: %s", where, cause)
         detail = cause
     if is_page(request):
-        return error_page(request, problem, f"{detail} (request {request_id})")
-    return problem_response(problem, detail, request.url.path, request_id=request_id)
+        page = error_page(request, problem, f"{detail} (request {request_id})")
+        return _with_headers(page, headers or {})
+    return problem_response(problem, detail, request.url.path, headers, request_id)
 
 
 def masked(path: str) -> str:

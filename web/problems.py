@@ -30,6 +30,7 @@ from diceledger.domain.errors import (
     PermissionDeniedError,
     RequestInProgressError,
     RollError,
+    SessionBusyError,
     StoreError,
     UnauthenticatedError,
     UnknownSessionError,
@@ -73,6 +74,7 @@ PROBLEMS: tuple[tuple[type[DiceledgerError], Problem], ...] = (
     (LogTamperedError, Problem(500, "log-tampered", "The log was changed by another path")),
     (CorruptLogError, Problem(500, "corrupt-log", "The session's log fails its own checks")),
     (VerificationError, Problem(422, "verification-failed", "Verification failed")),
+    (SessionBusyError, Problem(503, "session-busy", "The session is busy")),
     (StoreError, Problem(503, "store-unavailable", "The store is unavailable")),
 )
 FALLBACK = Problem(500, "internal", "Internal error")
