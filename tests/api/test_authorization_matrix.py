@@ -393,6 +393,14 @@ def test_the_route_table_lists_exactly_the_routes_the_app_serves(api: Api) -> No
     assert sorted(documented - served - PENDING) == [], "in the table, but not served"
 
 
+def test_every_route_of_the_openapi_document_is_in_the_table_and_called_here(api: Api) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+    described = {(method.upper(), path) for path, item in paths.items() for method in item}
+    assert described, "the OpenAPI document describes no route"
+    called = {row.route for row in ROWS} - PENDING
+    assert sorted(described - called) == [], "in /openapi.json, but no row of docs/api.md"
+
+
 @pytest.mark.parametrize(
     "code",
     ["dli_" + "A" * 22, "not-an-invite", "used", "other session's"],
