@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 import re
 
+from fastapi import FastAPI
+
 from diceledger.web import asgi
 from diceledger.web.context import Settings
 from diceledger.web.problems import (
@@ -48,5 +50,7 @@ def test_every_path_template_the_docs_name_is_a_path_the_app_serves(api: Api) ->
     # A link the pages answer, named as a client is to build it (`/join/{code}`, say).
     text = API_DOC.read_text(encoding="utf-8")
     named = set(re.findall(r"`(/[^`\s]*\{[^`\s]*)`", text))
-    served = {path for _, path in served_routes(api.client.app.routes)}
+    app = api.client.app
+    assert isinstance(app, FastAPI)
+    served = {path for _, path in served_routes(app.routes)}
     assert sorted(named - served) == []
