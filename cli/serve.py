@@ -46,8 +46,16 @@ LOGGING = {
     is_flag=True,
     help="Serve a throw-away store with a session already played, and print links to open.",
 )
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Database URL to serve (as `diceledger --db URL serve`; this one wins over the env).",
+)
 @pass_app
-def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> None:
+def serve(
+    app: AppContext, host: str, port: int, workers: int, demo: bool, db_url: str | None
+) -> None:
     """Serve the session API on HTTP: each person acts as themselves, by token.
 
     The store and the seeds stay with the server; players need no database access.
@@ -58,12 +66,14 @@ def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> No
     Examples:
       diceledger serve --demo
       diceledger serve
-      diceledger --db postgresql+psycopg://app@db/club serve --host 0.0.0.0 --workers 4
+      diceledger serve --db postgresql+psycopg://app@db/club --host 0.0.0.0 --workers 4
     """
     import uvicorn
 
     from diceledger.cli.serve_protocol import NoDelayH11Protocol
 
+    if db_url is not None:
+        _serve_store(app, db_url, demo)
     if demo:
         if port == 0:
             raise click.UsageError("the demo's links name a port: give --port N (not 0)")
@@ -94,6 +104,21 @@ def serve(app: AppContext, host: str, port: int, workers: int, demo: bool) -> No
         server_header=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def _serve_store(app: AppContext, db_url: str, demo: bool) -> None:
+    """Take ``serve --db URL``: the same store as the group's --db, which it may repeat."""
+    if demo:
+        raise click.UsageError(
+            "--demo serves a throw-away store of its own: --demo or --db, not both"
+        )
+    group = click.get_current_context().find_root()
+    given_before = group.get_parameter_source("db_url") is click.core.ParameterSource.COMMANDLINE
+    if given_before and app.db_url != db_url:
+        raise click.UsageError(
+            "--db is given before and after serve, with different URLs: give it once"
+        )
+    app.db_url = db_url  # over DICELEDGER_DB, as an option given on the command line is
 
 
 def _browser_host(host: str) -> str:
