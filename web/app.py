@@ -18,6 +18,7 @@ from diceledger.domain.errors import DiceledgerError, SessionBusyError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
+from diceledger.web.openapi import with_problem_schema
 from diceledger.web.page_errors import error_page, is_page
 from diceledger.web.problems import (
     BAD_REQUEST,
@@ -65,6 +66,7 @@ def build_app(services: WebServices) -> FastAPI:
         lifespan=live_updates,
     )
     app.state.services = services
+    app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
     api = (sessions, rolls, disputes, reads, events, members, proofs, service, schema)
     for module in (*api, discord_routes, pages, session_pages):
         app.include_router(module.router)

@@ -13,11 +13,16 @@ from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.live import EventStream, StreamPlan
+from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers
 from diceledger.web.schemas import AS_WRITTEN
 
 VERSION = re.compile(r"[0-9]{1,18}")
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["live"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}",
+    tags=["live"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT, LIMITED),
+)
 
 
 STREAM_DOCUMENT: dict[int | str, dict[str, object]] = {

@@ -15,13 +15,15 @@ from diceledger.domain.json import JsonValue
 from diceledger.web.answers import JSON, answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.openapi import FAILS, INPUT, MEMBER, STORE, answers
 from diceledger.web.schemas import AS_WRITTEN, RollId
 
 router = APIRouter(tags=["proofs"])
 SESSION = "/api/v1/sessions/{session_id}"
+MEMBER_READ = answers(FAILS, STORE, MEMBER, INPUT)
 
 
-@router.get("/api/v1/keys")
+@router.get("/api/v1/keys", responses=answers(FAILS))
 def keys(web: Services) -> Response:
     """Return the server's verifier keys: the one signing now, and those retired (anyone)."""
     found = web.app.proofs.keys()
@@ -32,7 +34,7 @@ def keys(web: Services) -> Response:
     return answer({"keys": listed})
 
 
-@router.get(SESSION + "/checkpoint")
+@router.get(SESSION + "/checkpoint", responses=MEMBER_READ)
 def checkpoint(session_id: str, member: Member, web: Services) -> Response:
     """Return the session's latest signed checkpoint (members)."""
     result = web.app.proofs.checkpoint(session_id)
@@ -48,7 +50,7 @@ def checkpoint(session_id: str, member: Member, web: Services) -> Response:
     )
 
 
-@router.get(SESSION + "/proof/inclusion")
+@router.get(SESSION + "/proof/inclusion", responses=MEMBER_READ)
 def inclusion(
     session_id: str,
     member: Member,
@@ -73,7 +75,7 @@ def inclusion(
     )
 
 
-@router.get(SESSION + "/proof/consistency")
+@router.get(SESSION + "/proof/consistency", responses=MEMBER_READ)
 def consistency(
     session_id: str,
     member: Member,
@@ -98,7 +100,7 @@ def consistency(
     )
 
 
-@router.get(SESSION + "/rolls/{roll_id}/receipt")
+@router.get(SESSION + "/rolls/{roll_id}/receipt", responses=MEMBER_READ)
 def receipt(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return a roll's receipt, checkable offline; a hidden blind roll's for a GM only."""
     made = web.app.proofs.receipt(member.member, session_id, roll_id)

@@ -14,9 +14,22 @@ from diceledger.infra.app.results import Moment
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.openapi import (
+    FAILS,
+    INPUT,
+    MEMBER,
+    STORE,
+    JsonLinesAnswer,
+    also_answers,
+    answers,
+)
 from diceledger.web.schemas import AS_WRITTEN
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["reads"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}",
+    tags=["reads"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
 
 
 @router.get("/replay")
@@ -33,7 +46,7 @@ def replay(
     return answer({"session_id": session_id, "lines": lines, "as_of": result.as_of})
 
 
-@router.get("/stats")
+@router.get("/stats", responses=also_answers("text/csv", {"type": "string"}))
 def stats(
     session_id: str,
     member: Member,
@@ -54,7 +67,7 @@ def verify(session_id: str, member: Member, web: Services) -> Response:
     return answer(web.app.verify_session(session_id).as_dict())
 
 
-@router.get("/export")
+@router.get("/export", response_class=JsonLinesAnswer)
 def export(session_id: str, member: Member, web: Services) -> StreamingResponse:
     """Return the session's events as JSON Lines; with hidden blind rolls, only to a GM."""
     exported = web.app.export(member.member, session_id)
