@@ -75,13 +75,18 @@ def _advisory_lock(engine: Engine, stream_id: str) -> Iterator[None]:
             connection.commit()
 
 
+# One round trip: the subquery sets the transaction's lock_timeout (SET LOCAL, so the bound
+# ends with this transaction, not with the pooled connection) before the lock is asked
+# for; a volatile function keeps PostgreSQL from flattening it away. The session-level
+# lock outlives the commit.
+TAKE = sa.text(
+    "SELECT pg_advisory_lock(:key) FROM (SELECT set_config('lock_timeout', :wait, true)) AS bound"
+)
+
+
 def _take(connection: Connection, key: int, stream_id: str) -> None:
-    # SET LOCAL: the bound ends with this transaction, not with the pooled connection;
-    # the session-level lock it takes outlives the commit.
-    wait = {"wait": f"{LOCK_WAIT_MS}ms"}
-    connection.execute(sa.text("SELECT set_config('lock_timeout', :wait, true)"), wait)
     try:
-        connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        connection.execute(TAKE, {"key": key, "wait": f"{LOCK_WAIT_MS}ms"})
     except exc.OperationalError as error:
         if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
