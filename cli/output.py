@@ -11,32 +11,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 import click
 
-# Controls (newline, tab, ESC, DEL, C1), format characters (bidi overrides, zero-width),
-# line and paragraph separators, surrogates, private use and unassigned code points.
-_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
-
-
-def shown(text: object) -> str:
-    """Return user text safe to print: every control or invisible character escaped."""
-    value = str(text)
-    if value.isprintable():
-        return value
-    return "".join(
-        _escaped(char) if unicodedata.category(char) in _HIDDEN else char for char in value
-    )
-
-
-def _escaped(char: str) -> str:
-    code = ord(char)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+from diceledger.domain.shown import shown as shown  # the one escaper, for every face
 
 
 def color_enabled() -> bool:

@@ -52,9 +52,21 @@ LOGGING = {
     help="The server's public origin (https://dice.example.org): names the signing key "
     "it creates, else a random install id does.",
 )
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Database URL to serve (as `diceledger --db URL serve`; this one wins over the env).",
+)
 @pass_app
 def serve(
-    app: AppContext, host: str, port: int, workers: int, demo: bool, origin: str | None
+    app: AppContext,
+    host: str,
+    port: int,
+    workers: int,
+    demo: bool,
+    origin: str | None,
+    db_url: str | None,
 ) -> None:
     """Serve the session API on HTTP: each person acts as themselves, by token.
 
@@ -66,7 +78,7 @@ def serve(
     Examples:
       diceledger serve --demo
       diceledger serve
-      diceledger --db postgresql+psycopg://app@db/club serve --host 0.0.0.0 --workers 4
+      diceledger serve --db postgresql+psycopg://app@db/club --host 0.0.0.0 --workers 4
     """
     import uvicorn
 
@@ -74,6 +86,8 @@ def serve(
 
     if origin:
         os.environ["DICELEDGER_ORIGIN"] = origin  # the worker that creates the key names it
+    if db_url is not None:
+        _serve_store(app, db_url, demo)
     if demo:
         if port == 0:
             raise click.UsageError("the demo's links name a port: give --port N (not 0)")
@@ -104,6 +118,21 @@ def serve(
         server_header=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def _serve_store(app: AppContext, db_url: str, demo: bool) -> None:
+    """Take ``serve --db URL``: the same store as the group's --db, which it may repeat."""
+    if demo:
+        raise click.UsageError(
+            "--demo serves a throw-away store of its own: --demo or --db, not both"
+        )
+    group = click.get_current_context().find_root()
+    given_before = group.get_parameter_source("db_url") is click.core.ParameterSource.COMMANDLINE
+    if given_before and app.db_url != db_url:
+        raise click.UsageError(
+            "--db is given before and after serve, with different URLs: give it once"
+        )
+    app.db_url = db_url  # over DICELEDGER_DB, as an option given on the command line is
 
 
 def _browser_host(host: str) -> str:

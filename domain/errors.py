@@ -31,6 +31,7 @@ of any face.
     │   │   │                    not a database or a damaged one
     │   │   ├── SchemaNewerError   the database was written by a newer diceledger
     │   │   └── ReadOnlyError      the database may be read but not written
+    │   ├── SessionBusyError     another connection holds the session's lock past the wait
     │   └── SchemaOutdatedError  the database schema is behind the code
     ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
     ├── RemoteServiceError       a service diceledger calls out to refused, or was unreachable
@@ -171,6 +172,18 @@ class SchemaNewerError(StoreUnavailableError):
 
 class ReadOnlyError(StoreUnavailableError):
     """The database can be read but not written (a read-only file or transaction)."""
+
+
+class SessionBusyError(StoreError):
+    """Another connection held the session's lock past the wait; nothing was written."""
+
+    def __init__(self, session_id: str, retry_after: int) -> None:
+        self.session_id = session_id
+        self.retry_after = retry_after  # whole seconds
+        super().__init__(
+            f"session '{session_id}' is busy: another connection holds its lock; "
+            f"nothing was recorded, try again in {retry_after} s"
+        )
 
 
 class SchemaOutdatedError(StoreError):

@@ -6,6 +6,11 @@ told about. PostgreSQL: a session-level advisory lock held on a connection of it
 (any number of machines). SQLite: an exclusive ``flock`` on a file beside the database
 (a SQLite file has one machine's writers). Threads of one process also queue on a
 per-session lock, since ``flock`` is per open file.
+
+The advisory lock is waited for at most ``LOCK_WAIT_MS``: an append-and-sign holds it
+for milliseconds, and any role that may connect to the database can take an advisory
+lock, so a holder past the wait is stuck or hostile. The writer then gives up with
+``SessionBusyError`` before writing anything, rather than hang.
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy import exc
+from sqlalchemy.engine import Connection, Engine
 
+from diceledger.domain.errors import SessionBusyError
 from diceledger.infra.db import translate_errors
 
 SESSION_LOCK = b"diceledger/ledger/session/"
 EXTEND_LOCK = b"diceledger/ledger/extend/"
 LOCK_FILE_SUFFIX = ".ledger-lock"
+LOCK_WAIT_MS = 500
+RETRY_AFTER_SECONDS = 1
+LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE when lock_timeout ends a wait
 
 _LOCAL_LOCKS: dict[str, threading.Lock] = {}
 _LOCAL_LOCKS_GUARD = threading.Lock()
@@ -41,7 +51,7 @@ def hold_session(engine: Engine, stream_id: str) -> Iterator[None]:
     """Hold the session's lock until the block ends."""
     with _local_lock(stream_id):
         if engine.dialect.name == "postgresql":
-            with _advisory_lock(engine, lock_key(SESSION_LOCK, stream_id)):
+            with _advisory_lock(engine, stream_id):
                 yield
             return
         with _file_lock(engine):
@@ -54,15 +64,35 @@ def _local_lock(stream_id: str) -> threading.Lock:
 
 
 @contextmanager
-def _advisory_lock(engine: Engine, key: int) -> Iterator[None]:
+def _advisory_lock(engine: Engine, stream_id: str) -> Iterator[None]:
+    key = lock_key(SESSION_LOCK, stream_id)
     with translate_errors(engine.url), engine.connect() as connection:
-        connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
-        connection.commit()
+        _take(connection, key, stream_id)
         try:
             yield
         finally:
             connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": key})
             connection.commit()
+
+
+# One round trip: the subquery sets the transaction's lock_timeout (SET LOCAL, so the bound
+# ends with this transaction, not with the pooled connection) before the lock is asked
+# for; a volatile function keeps PostgreSQL from flattening it away. The session-level
+# lock outlives the commit.
+TAKE = sa.text(
+    "SELECT pg_advisory_lock(:key) FROM (SELECT set_config('lock_timeout', :wait, true)) AS bound"
+)
+
+
+def _take(connection: Connection, key: int, stream_id: str) -> None:
+    try:
+        connection.execute(TAKE, {"key": key, "wait": f"{LOCK_WAIT_MS}ms"})
+    except exc.OperationalError as error:
+        if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise
+        connection.rollback()
+        raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
+    connection.commit()
 
 
 @contextmanager

@@ -14,10 +14,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from diceledger.domain import __version__
-from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.errors import DiceledgerError, SessionBusyError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
+from diceledger.web.openapi import with_problem_schema
 from diceledger.web.page_errors import error_page, is_page
 from diceledger.web.problems import (
     BAD_REQUEST,
@@ -26,6 +27,7 @@ from diceledger.web.problems import (
     TOO_LARGE,
     VALIDATION,
     Problem,
+    new_request_id,
     problem_for,
     problem_response,
 )
@@ -43,7 +45,7 @@ from diceledger.web.routes import (
     session_pages,
     sessions,
 )
-from diceledger.web.security import SecurityHeaders, with_security_headers
+from diceledger.web.security import SecurityHeaders
 from diceledger.web.static_files import STATIC_DIR
 
 ACCESS_LOG = logging.getLogger("diceledger.access")
@@ -64,6 +66,7 @@ def build_app(services: WebServices) -> FastAPI:
         lifespan=live_updates,
     )
     app.state.services = services
+    app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
     api = (sessions, rolls, disputes, reads, events, members, proofs, service, schema)
     for module in (*api, discord_routes, pages, session_pages):
         app.include_router(module.router)
@@ -71,30 +74,40 @@ def build_app(services: WebServices) -> FastAPI:
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]
-    app.add_exception_handler(Exception, _unexpected)
     app.add_middleware(BodyLimit, max_bytes=services.settings.max_body_bytes)
+    app.add_middleware(ServerFailure)
     app.add_middleware(AccessLog)
     app.add_middleware(SecurityHeaders)
     return app
 
 
 def _error_tree(request: Request, error: DiceledgerError) -> Response:
-    if isinstance(error, RateLimitedError):
-        headers = {"Retry-After": str(error.retry_after)}
-        if is_page(request):
-            return error_page(request, RATE_LIMITED, str(error))
-        return problem_response(RATE_LIMITED, str(error), request.url.path, headers)
-    problem = problem_for(error)
+    problem = RATE_LIMITED if isinstance(error, RateLimitedError) else problem_for(error)
+    headers = _retry_after(error)
     if problem.status >= 500:
-        ERROR_LOG.error("%s %s: %s", request.method, request.url.path, error)
+        return _server_failure(request, problem, str(error), headers)
     if is_page(request):
-        return error_page(request, problem, str(error))
-    return problem_response(problem, str(error), request.url.path)
+        return _with_headers(error_page(request, problem, str(error)), headers)
+    return problem_response(problem, str(error), request.url.path, headers)
+
+
+def _retry_after(error: DiceledgerError) -> dict[str, str]:
+    """Return the Retry-After header of an error that says when to try again."""
+    if isinstance(error, RateLimitedError | SessionBusyError):
+        return {"Retry-After": str(error.retry_after)}
+    return {}
+
+
+def _with_headers(response: Response, headers: dict[str, str]) -> Response:
+    response.headers.update(headers)
+    return response
 
 
 def _invalid(request: Request, error: RequestValidationError) -> Response:
     first = error.errors()[0] if error.errors() else {}
-    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+    # The field's own name, without where it was (body, path, query or header).
+    location = first.get("loc", ())[1:]
+    where = ".".join(str(part) for part in location)
     message = str(first.get("msg", "invalid request"))
     problem = BAD_REQUEST if first.get("type") == "json_invalid" else VALIDATION
     detail = f"{where}: {message}" if where else message
@@ -107,22 +120,72 @@ def _http(request: Request, error: HTTPException) -> Response:
     if isinstance(error, _TooLarge):
         return _too_large(request.app.state.services.settings.max_body_bytes, request.url.path)
     problem = Problem(error.status_code, "http", str(error.detail))
+    headers = dict(error.headers or {})  # a 405's Allow
     if is_page(request):
-        return error_page(request, problem, str(error.detail))
-    return problem_response(problem, str(error.detail), request.url.path)
+        return _with_headers(error_page(request, problem, str(error.detail)), headers)
+    return problem_response(problem, str(error.detail), request.url.path, headers)
 
 
 def _too_large(max_bytes: int, path: str) -> Response:
     return problem_response(TOO_LARGE, f"a request body may have at most {max_bytes:,} bytes", path)
 
 
-def _unexpected(request: Request, error: Exception) -> Response:
-    ERROR_LOG.exception("%s %s failed", request.method, request.url.path)
-    # This answer leaves by Starlette's outermost layer, past SecurityHeaders.
-    detail = "the server failed; nothing more is said"
+def _server_failure(
+    request: Request, problem: Problem, cause: str | None, headers: dict[str, str] | None = None
+) -> Response:
+    """Log a server failure under a fresh request id, and answer with that id.
+
+    ``cause`` is the line of an error of the tree, which the caller may read; without
+    one (an exception nobody raised on purpose) the traceback goes to the log only.
+    """
+    request_id = new_request_id()
+    where = f"{request.method} {masked(request.url.path)} failed (request {request_id})"
+    if cause is None:
+        ERROR_LOG.exception("%s", where)
+        detail = "the server failed; nothing more is said"
+    else:
+        ERROR_LOG.error("%s: %s", where, cause)
+        detail = cause
     if is_page(request):
-        return with_security_headers(error_page(request, FALLBACK, detail))
-    return with_security_headers(problem_response(FALLBACK, detail, request.url.path))
+        page = error_page(request, problem, f"{detail} (request {request_id})")
+        return _with_headers(page, headers or {})
+    return problem_response(problem, detail, request.url.path, headers, request_id)
+
+
+def masked(path: str) -> str:
+    """Return a path fit for a log: a token or code in it keeps its kind, never the secret."""
+    return SECRET_IN_PATH.sub(r"\1...", path)
+
+
+class ServerFailure:
+    """Answer an exception no handler took with a 500 problem, and keep the connection.
+
+    Starlette's last resort answers as well, but then raises again, and uvicorn closes a
+    connection whose request raised: the client's next request would fail. An exception
+    after the answer began (a stream cut short) still closes it, since only that tells
+    the client the body is incomplete.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            if started:
+                raise
+            await _server_failure(Request(scope), FALLBACK, None)(scope, receive, send)
 
 
 class AccessLog:
@@ -148,7 +211,7 @@ class AccessLog:
             await self.app(scope, receive, sending)
         finally:
             elapsed = (time.perf_counter() - started) * 1000
-            path = SECRET_IN_PATH.sub(r"\1...", scope["path"])
+            path = masked(scope["path"])
             ACCESS_LOG.info("%s %s %d %.1fms", scope["method"], path, status, elapsed)
 
 

@@ -33,7 +33,6 @@ def settings_from_environment() -> Settings:
         heartbeat_seconds=float(
             os.environ.get("DICELEDGER_HEARTBEAT_SECONDS", default.heartbeat_seconds)
         ),
-        server_name=os.environ.get("DICELEDGER_SERVER_NAME", default.server_name),
     )
 
 

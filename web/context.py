@@ -17,14 +17,13 @@ from diceledger.web.limits import Limits
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """The server's limits and names (docs/api.md lists them)."""
+    """The server's limits (docs/api.md lists them)."""
 
     max_body_bytes: int = 64 * 1024
     rolls_per_minute: int = 120  # per token: every POST that draws dice
     redemptions_per_minute: int = 20  # per session: invite codes tried
     streams_per_token: int = 4  # live streams open at once, per worker
     heartbeat_seconds: float = 15.0  # a quiet stream's comment line, and its re-read
-    server_name: str = "diceledger"
 
 
 @dataclass

@@ -9,7 +9,7 @@ from fastapi import Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from diceledger.domain.errors import DiceledgerError, InvalidInputError
+from diceledger.domain.errors import DiceledgerError, InvalidInputError, SessionBusyError
 from diceledger.domain.json import JsonValue
 from diceledger.infra.app.idempotency import Answer
 from diceledger.web.context import WebServices
@@ -52,7 +52,11 @@ def run_once(
     stored = web.requests.begin(scope, key, fingerprint.encode())
     if stored is not None:
         return _respond(stored, replayed=True)
-    answer = _answer(work, status)
+    try:
+        answer = _answer(work, status)
+    except SessionBusyError:
+        web.requests.abandon(scope, key)  # it wrote nothing: the retry it asks for may run
+        raise
     if answer.status >= 400:
         web.requests.abandon(scope, key)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from starlette.responses import Response
 
+from diceledger.domain.shown import shown
 from diceledger.web.problems import Problem
 from diceledger.web.templating import render
 
@@ -26,5 +27,5 @@ def error_page(request: Request, problem: Problem, detail: str) -> Response:
     cross_site = request.headers.get("sec-fetch-site") == "cross-site"
     if problem.status == 401 and cross_site and request.method == "GET":
         return render(request, "reload.html", {"session": None})
-    context = {"session": None, "problem": problem, "detail": detail}
+    context = {"session": None, "problem": problem, "detail": shown(detail)}
     return render(request, "error.html", context, problem.status)

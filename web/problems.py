@@ -1,12 +1,15 @@
 """How the HTTP face words the error tree: application/problem+json (RFC 9457).
 
 Each branch of the tree has a stable ``type`` (a relative URI under /problems/) and one
-status; the message is the error's own line. The most specific branch wins.
+status; the message is the error's own line. The most specific branch wins. The detail
+and the instance quote what a caller sent, so their control and direction characters
+are escaped (``domain.shown``) before any client shows them.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 
 from starlette.responses import Response
@@ -27,11 +30,13 @@ from diceledger.domain.errors import (
     PermissionDeniedError,
     RequestInProgressError,
     RollError,
+    SessionBusyError,
     StoreError,
     UnauthenticatedError,
     UnknownSessionError,
     VerificationError,
 )
+from diceledger.domain.shown import shown
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -69,6 +74,7 @@ PROBLEMS: tuple[tuple[type[DiceledgerError], Problem], ...] = (
     (LogTamperedError, Problem(500, "log-tampered", "The log was changed by another path")),
     (CorruptLogError, Problem(500, "corrupt-log", "The session's log fails its own checks")),
     (VerificationError, Problem(422, "verification-failed", "Verification failed")),
+    (SessionBusyError, Problem(503, "session-busy", "The session is busy")),
     (StoreError, Problem(503, "store-unavailable", "The store is unavailable")),
 )
 FALLBACK = Problem(500, "internal", "Internal error")
@@ -85,16 +91,25 @@ def problem_for(error: DiceledgerError) -> Problem:
     return next((p for kind, p in PROBLEMS if isinstance(error, kind)), FALLBACK)
 
 
-def problem_body(problem: Problem, detail: str, instance: str | None = None) -> str:
-    """Return the problem+json document as text."""
+def new_request_id() -> str:
+    """Return a fresh id that ties a server failure's answer to its line in the log."""
+    return secrets.token_hex(8)
+
+
+def problem_body(
+    problem: Problem, detail: str, instance: str | None = None, request_id: str | None = None
+) -> str:
+    """Return the problem+json document as text; a server failure's names its request."""
     document: dict[str, str | int] = {
         "type": problem.type,
         "title": problem.title,
         "status": problem.status,
-        "detail": detail,
+        "detail": shown(detail),
     }
     if instance is not None:
-        document["instance"] = instance
+        document["instance"] = shown(instance)
+    if request_id is not None:
+        document["request_id"] = request_id
     return json.dumps(document, ensure_ascii=False)
 
 
@@ -103,13 +118,14 @@ def problem_response(
     detail: str,
     instance: str | None = None,
     headers: dict[str, str] | None = None,
+    request_id: str | None = None,
 ) -> Response:
     """Return a problem+json response."""
     extra = dict(headers or {})
     if problem.status == 401:
         extra.setdefault("WWW-Authenticate", 'Bearer realm="diceledger"')
     return Response(
-        problem_body(problem, detail, instance),
+        problem_body(problem, detail, instance, request_id),
         status_code=problem.status,
         media_type=PROBLEM_JSON,
         headers=extra,

@@ -1,14 +1,19 @@
 """The JSON bodies the API accepts, and how each becomes a typed command.
 
 Field names follow the CLI's options (docs/api.md). Bodies with unknown fields are refused,
-so a misspelt option never passes silently.
+so a misspelt option never passes silently, and bodies are strict: a number is a JSON
+number and a flag a JSON boolean (``"15"``, ``true`` or ``15.0`` for an integer are
+refused, not coerced). Integers in a path or a query string are written in digits.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Path
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind, Target
 from diceledger.domain.errors import InvalidInputError
@@ -21,10 +26,25 @@ SALT = 200
 EXPRESSION = 1000
 
 
-class Body(BaseModel):
-    """A request body: unknown fields are an error."""
+INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+def _integer_text(value: object) -> object:
+    if isinstance(value, str) and not INTEGER_TEXT.fullmatch(value):
+        raise PydanticCustomError("int_text", "must be an integer in digits, such as 3")
+    return value
+
+
+# Last in a path or query integer's Annotated (after its Path or Query, whose bounds then
+# still reach the OpenAPI document): lax parsing would take 1.0, +1, 1e0 or 1_000.
+AS_WRITTEN = BeforeValidator(_integer_text)
+RollId = Annotated[int, Path(description="The roll's number in its session"), AS_WRITTEN]
+
+
+class Body(BaseModel):
+    """A request body: unknown fields are an error, and no value is coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
 
 
 class Source(Body):

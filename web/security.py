@@ -51,13 +51,6 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-def with_security_headers(response: Response) -> Response:
-    """Add the headers to an answer sent outside the middleware (an unexpected failure's)."""
-    for name, value in HEADERS:
-        response.headers.setdefault(name.decode(), value.decode())
-    return response
-
-
 def is_https(request: Request) -> bool:
     """Tell whether the browser reached us over HTTPS (uvicorn reads a proxy's header)."""
     return request.url.scheme == "https"

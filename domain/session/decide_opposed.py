@@ -25,6 +25,7 @@ from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_rolls import (
     MAX_REROLLS,
     allowance,
+    check_npc_names,
     check_salt,
     check_texts,
     finish_manual,
@@ -161,6 +162,7 @@ def request_opposed(
     if command.blind:
         require_gm(state, ctx.actor, "roll blind")
     check_texts(command, [side, opponent])
+    check_npc_names(state, ctx, [side, opponent])
     check_salt(state, ctx, command.salt, (side.name, opponent.name))
     roll_id = len(state.rolls) + 1
     granted, scope, left = _allowances(state, command, roll_id, ctx)

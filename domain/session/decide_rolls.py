@@ -11,7 +11,12 @@ from diceledger.domain.errors import PermissionDeniedError, RerollError, RollErr
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
-from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.guards import (
+    refuse_lookalike,
+    require_gm,
+    require_member,
+    require_open,
+)
 from diceledger.domain.session.opposed import waiting_on_action
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import SessionState
@@ -21,6 +26,8 @@ from diceledger.domain.session.text import (
     MAX_LABEL,
     MAX_SALT,
     MAX_TEXT,
+    check_expression,
+    check_name,
     check_optional,
     check_text,
 )
@@ -160,8 +167,21 @@ def check_texts(command: cmd.RequestRoll | cmd.RequestOpposed, sides: list[ev.Ch
         check_optional(dc_label, "a DC's origin", MAX_LABEL)
     for side in sides:
         check_text(side.name, "a name", MAX_TEXT, required=True)
+        check_expression(side.expression)
         for amount in (*side.advantage, *side.disadvantage, *side.eased, *side.hindered):
             check_optional(amount.label, "a source's label", MAX_LABEL)
+
+
+def check_npc_names(state: SessionState, ctx: Context, sides: list[ev.CheckSide]) -> None:
+    """Give an NPC's name the checks a member's name gets when it joins.
+
+    An NPC is named by the GM who rolls for it; a name with an invisible character, or
+    one a reader could take for a member's, would let a roll pass as that member's.
+    """
+    for side in sides:
+        if side.name not in state.members:
+            check_name(side.name, "an NPC's name")
+            refuse_lookalike(state, side.name, ctx)
 
 
 def refuse_while_opposed_waits(state: SessionState, action_id: str, besides: int = 0) -> None:
@@ -195,6 +215,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         command.hindered,
     )
     check_texts(command, [side])
+    check_npc_names(state, ctx, [side])
     _replaced(state, command, side)
     roll_id = len(state.rolls) + 1
     action_id, granted, scope, usable = allowance(state, command, roll_id, kind)

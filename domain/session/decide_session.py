@@ -20,6 +20,7 @@ from diceledger.domain.session.decide_opposed import close_at_end
 from diceledger.domain.session.decide_rolls import resolution
 from diceledger.domain.session.guards import (
     find_roll,
+    refuse_lookalike,
     require_disputable,
     require_gm,
     require_member,
@@ -66,7 +67,7 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     if member is not None and (member.is_gm or not command.as_gm):
         raise CommandRefusedError(f"{name} is already in session '{state.session_id}'")
     if member is None:
-        _refuse_lookalike(state, name, ctx)
+        refuse_lookalike(state, name, ctx)
     check_text(command.client_seed, "a client seed", MAX_TEXT)
     if command.client_seed and (command.name != ctx.actor or command.as_gm):
         # A client seed is entropy chosen after the commitment: only a player joining
@@ -76,15 +77,6 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     # A promotion without a new client seed keeps the one the player joined with.
     client_seed = command.client_seed or (member.client_seed if member else "")
     return [ev.PlayerJoined(name, role, client_seed, ctx.actor)]
-
-
-def _refuse_lookalike(state: SessionState, name: str, ctx: Context) -> None:
-    for other in state.members:
-        if ctx.lookalike(name, other):
-            raise InvalidInputError(
-                f"{name!r} looks like {other!r}, already in session '{state.session_id}'; "
-                "choose a name nobody can mistake for it"
-            )
 
 
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:

@@ -6,11 +6,13 @@ from datetime import datetime
 
 from diceledger.domain.errors import (
     CommandRefusedError,
+    InvalidInputError,
     NotAMemberError,
     NotFoundError,
     PermissionDeniedError,
 )
 from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.session.context import Context
 from diceledger.domain.session.state import Roll, SessionState
 
 
@@ -58,3 +60,13 @@ def find_roll(state: SessionState, roll_id: int, actor: str) -> Roll:
     if roll is None or (roll.hidden and not state.is_gm(actor)):
         raise NotFoundError(f"no roll {roll_id} in session '{state.session_id}'")
     return roll
+
+
+def refuse_lookalike(state: SessionState, name: str, ctx: Context) -> None:
+    """Refuse a new name (a member's or an NPC's) a reader could take for a member's."""
+    for other in state.members:
+        if ctx.lookalike(name, other):
+            raise InvalidInputError(
+                f"{name!r} looks like {other!r}, already in session '{state.session_id}'; "
+                "choose a name nobody can mistake for it"
+            )

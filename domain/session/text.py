@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.errors import DiceNotationError, InvalidInputError
 
 MAX_TEXT = 500  # names, titles, reasons, notes, client seeds
 MAX_LABEL = 80  # labels of a roll and of its advantage or ease sources, a DC's origin
@@ -65,6 +65,22 @@ def check_optional(value: str | None, what: str, limit: int) -> None:
     """Check text that may be absent (None)."""
     if value is not None:
         check_text(value, what, limit)
+
+
+def check_expression(expression: str) -> None:
+    """Refuse an expression holding anything but printable characters and plain spaces.
+
+    The notation reads any blank between its terms, so a newline, a tab or a no-break
+    space would pass and then split or disguise the one line the roll is shown on. Only a
+    new roll's expression is checked: the log's earlier ones are read as they were.
+    """
+    for column, char in enumerate(expression, start=1):
+        if not char.isprintable() and char != " ":
+            name = unicodedata.name(char, "a control character")
+            raise DiceNotationError(
+                f"an expression may hold plain spaces only, not U+{ord(char):04X} ({name})",
+                column,
+            )
 
 
 def normalize_name(name: str) -> str:

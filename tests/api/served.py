@@ -40,12 +40,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(db_url: str, folder: Path, *extra: str) -> Iterator[Server]:
-    """Start `diceledger --db URL serve` and yield it once /healthz answers; stop it after."""
+def running_server(
+    db_url: str, folder: Path, *extra: str, db_after_serve: bool = False
+) -> Iterator[Server]:
+    """Start `diceledger --db URL serve` and yield it once /healthz answers; stop it after.
+
+    With ``db_after_serve``, the URL is given as `diceledger serve --db URL` instead.
+    """
     port = free_port()
     log = folder / "server.log"
     env = {key: value for key, value in os.environ.items() if not key.startswith("DICELEDGER_")}
-    command = [DICELEDGER, "--db", db_url, "serve", "--host", "127.0.0.1", "--port", str(port)]
+    where = ["serve", "--db", db_url] if db_after_serve else ["--db", db_url, "serve"]
+    command = [DICELEDGER, *where, "--host", "127.0.0.1", "--port", str(port)]
     with log.open("w", encoding="utf-8") as sink:
         process = subprocess.Popen(
             [*command, *extra], stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=folder

@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 import re
 
+from fastapi import FastAPI
+
 from diceledger.web import asgi
 from diceledger.web.context import Settings
 from diceledger.web.problems import (
@@ -15,7 +17,8 @@ from diceledger.web.problems import (
     TOO_LARGE,
     VALIDATION,
 )
-from tests.api.route_table import markdown_table
+from tests.api.conftest import Api
+from tests.api.route_table import API_DOC, markdown_table, served_routes
 
 
 def test_the_docs_list_every_problem_type_with_its_status() -> None:
@@ -41,3 +44,13 @@ def test_the_docs_give_each_limit_its_variable_and_default() -> None:
     }
     read = set(re.findall(r'"(DICELEDGER_\w+)"', inspect.getsource(asgi)))
     assert set(documented) <= read
+
+
+def test_every_path_template_the_docs_name_is_a_path_the_app_serves(api: Api) -> None:
+    # A link the pages answer, named as a client is to build it (`/join/{code}`, say).
+    text = API_DOC.read_text(encoding="utf-8")
+    named = set(re.findall(r"`(/[^`\s]*\{[^`\s]*)`", text))
+    app = api.client.app
+    assert isinstance(app, FastAPI)
+    served = {path for _, path in served_routes(app.routes)}
+    assert sorted(named - served) == []

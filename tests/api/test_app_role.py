@@ -13,20 +13,26 @@ from sqlalchemy.engine import make_url
 
 from diceledger.infra.db import upgrade
 from tests.api.conftest import Api, build_api, open_table
+from tests.conftest import PG_SERVER
 
 STORAGE_DOC = Path(__file__).resolve().parents[2] / "docs" / "storage.md"
 
 
-def documented_grants(role: str, schema: str) -> list[str]:
-    """Return the GRANT statements of docs/storage.md, for ``role`` on ``schema``."""
+def documented_statements() -> list[str]:
+    """Return the statements of docs/storage.md's block of grants, one line each."""
     text = STORAGE_DOC.read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```sql\n(.*?)```", text, flags=re.S) if "GRANT" in b)
     code = "\n".join(line.split("--")[0] for line in block.splitlines())
-    statements = [" ".join(s.split()) for s in code.split(";") if s.strip()]
-    # The test's database has its own name and a schema per test; CONNECT is PUBLIC's.
+    return [" ".join(s.split()) for s in code.split(";") if s.strip()]
+
+
+def documented_grants(role: str, schema: str) -> list[str]:
+    """Return the grants of docs/storage.md on the tables, for ``role`` on ``schema``."""
+    # The run's database is shared by every test, each in a schema of its own: what the
+    # block says of the database itself is tried on a database of its own (below).
     return [
         s.replace("diceledger_app", role).replace("SCHEMA public", f"SCHEMA {schema}")
-        for s in statements
+        for s in documented_statements()
         if "ON DATABASE" not in s
     ]
 
@@ -81,3 +87,32 @@ def test_the_documented_grants_let_the_server_play_a_whole_session(app_role_api:
     statuses = [answer.status_code for answer in steps]
     assert statuses == [200, 201, 200, 403, 201, 200, 200, 200, 200, 200, 200, 200]
     assert steps[-1].json()["ok"] and steps[-1].json()["not_yet_verifiable_dice"] == 0
+
+
+@pytest.mark.postgres
+def test_the_documented_grants_let_no_other_role_connect_and_take_a_session_lock() -> None:
+    """Advisory locks need no privilege: only who may connect can take a session's lock."""
+    suffix = uuid.uuid4().hex[:8]
+    database, app, stranger = f"grants_{suffix}", f"app_{suffix}", f"stranger_{suffix}"
+    on_database = [
+        s.replace("diceledger_app", app).replace("DATABASE diceledger ", f"DATABASE {database} ")
+        for s in documented_statements()
+        if "ON DATABASE" in s
+    ]
+    with psycopg.connect(f"{PG_SERVER} dbname=test", autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {database}")
+        admin.execute(f"CREATE ROLE {app} LOGIN")
+        admin.execute(f"CREATE ROLE {stranger} LOGIN")
+    try:
+        with psycopg.connect(f"{PG_SERVER} dbname={database}", autocommit=True) as owner:
+            for statement in on_database:
+                owner.execute(statement)
+        with psycopg.connect(f"{PG_SERVER} dbname={database} user={app}") as connection:
+            assert connection.execute("SELECT pg_try_advisory_lock(1)").fetchone() == (True,)
+        with pytest.raises(psycopg.OperationalError, match="permission denied"):
+            psycopg.connect(f"{PG_SERVER} dbname={database} user={stranger}").close()
+    finally:
+        with psycopg.connect(f"{PG_SERVER} dbname=test", autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {database}")
+            admin.execute(f"DROP ROLE IF EXISTS {app}")
+            admin.execute(f"DROP ROLE IF EXISTS {stranger}")

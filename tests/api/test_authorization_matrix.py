@@ -286,6 +286,7 @@ def check(scene: Scene, row: Row, caller: Caller) -> list[str]:
     before = snapshot(scene.api) if refusal is not None else None
     answer = call(scene, row, caller, prepared)
     problems = [f"{caller}: {leak}" for leak in leaks(scene, caller, answer)]
+    problems += [f"{caller}: {stray}" for stray in undeclared(scene, row, answer)]
     if refusal is None:
         if not 200 <= answer.status < 300:
             problems.append(f"{caller}: expected success, got {answer.status} {answer.text}")
@@ -298,6 +299,25 @@ def check(scene: Scene, row: Row, caller: Caller) -> list[str]:
     if changed:
         problems.append(f"{caller}: the refusal changed {', '.join(changed)}")
     return problems
+
+
+def undeclared(scene: Scene, row: Row, answer: Answer) -> list[str]:
+    """Return how an answer strays from what /openapi.json declares for its route.
+
+    A client generated from the document knows only the statuses and media types it
+    declares: every answer the matrix meets must be one of them.
+    """
+    document: dict[str, Any] = scene.api.get("/openapi.json").json()
+    if row.path not in document["paths"]:
+        return []  # the document itself, and the pages, are not in it
+    responses = document["paths"][row.path][row.method.lower()]["responses"]
+    declared = responses.get(str(answer.status))
+    if declared is None:
+        return [f"{row} answered {answer.status}, not declared in /openapi.json"]
+    media = answer.content_type.split(";")[0].strip()
+    if media and media not in declared.get("content", {}):
+        return [f"{row} answered {answer.status} as {media}, not declared in /openapi.json"]
+    return []
 
 
 def check_page(scene: Scene, row: Row, caller: Caller) -> list[str]:
@@ -408,6 +428,14 @@ def test_the_route_table_lists_exactly_the_routes_the_app_serves(api: Api) -> No
     assert len(documented) == len(ROWS), "a route has two rows"
     assert sorted(served - documented) == [], "served, but not in the table of docs/api.md"
     assert sorted(documented - served - PENDING) == [], "in the table, but not served"
+
+
+def test_every_route_of_the_openapi_document_is_in_the_table_and_called_here(api: Api) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+    described = {(method.upper(), path) for path, item in paths.items() for method in item}
+    assert described, "the OpenAPI document describes no route"
+    called = {row.route for row in ROWS} - PENDING
+    assert sorted(described - called) == [], "in /openapi.json, but no row of docs/api.md"
 
 
 @pytest.mark.parametrize(

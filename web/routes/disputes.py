@@ -12,9 +12,23 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.idempotent import run_once
-from diceledger.web.schemas import DisputeBody, RulingBody
+from diceledger.web.openapi import (
+    BODY,
+    COMMAND,
+    FAILS,
+    INPUT,
+    MEMBER,
+    STORE,
+    answers,
+    idempotency_key,
+)
+from diceledger.web.schemas import DisputeBody, RollId, RulingBody
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls/{roll_id}", tags=["disputes"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}/rolls/{roll_id}",
+    tags=["disputes"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
 
 
 def dispute_json(result: DisputeResult) -> JsonObject:
@@ -29,10 +43,15 @@ def dispute_json(result: DisputeResult) -> JsonObject:
     }
 
 
-@router.post("/dispute", status_code=201)
+@router.post(
+    "/dispute",
+    status_code=201,
+    responses=answers(BODY, COMMAND),
+    openapi_extra=idempotency_key(required=False),
+)
 def open_dispute(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: DisputeBody,
     member: Member,
     request: Request,
@@ -48,15 +67,17 @@ def open_dispute(
 
 
 @router.get("/review")
-def review(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+def review(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return the GM's review of a roll: every die, its provenance and the proofs."""
     return answer(web.app.review(member.member, session_id, roll_id))
 
 
-@router.post("/ruling")
+@router.post(
+    "/ruling", responses=answers(BODY, COMMAND), openapi_extra=idempotency_key(required=False)
+)
 def rule(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: RulingBody,
     member: Member,
     request: Request,

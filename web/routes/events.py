@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -12,10 +13,16 @@ from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.live import EventStream, StreamPlan
+from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers
+from diceledger.web.schemas import AS_WRITTEN
 
 VERSION = re.compile(r"[0-9]{1,18}")
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["live"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}",
+    tags=["live"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT, LIMITED),
+)
 
 
 STREAM_DOCUMENT: dict[int | str, dict[str, object]] = {
@@ -32,7 +39,9 @@ async def events(
     member: Member,
     request: Request,
     web: Services,
-    after: int | None = Query(default=None, ge=0, description="first connection: resume after"),
+    after: Annotated[
+        int | None, Query(ge=0, description="first connection: resume after"), AS_WRITTEN
+    ] = None,
 ) -> EventStream:
     """Stream the session's events as the member may see them (Server-Sent Events).
 

@@ -9,8 +9,13 @@ from diceledger.domain.json import JsonValue
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.openapi import BODY, COMMAND, FAILS, INPUT, MEMBER, STORE, answers
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}/members", tags=["members"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}/members",
+    tags=["members"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
 NAME = Path(min_length=1, max_length=500)
 
 
@@ -24,14 +29,14 @@ def members(session_id: str, member: Member, web: Services) -> Response:
     return answer({"session_id": session_id, "members": listed})
 
 
-@router.post("/{name}/revoke")
+@router.post("/{name}/revoke", responses=answers(BODY, COMMAND))
 def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Revoke every token of a member (GM); they keep their place in the log."""
     revoked = web.access.revoke(member, name)
     return answer({"session_id": session_id, "name": name, "revoked_tokens": revoked})
 
 
-@router.post("/{name}/co-gm")
+@router.post("/{name}/co-gm", responses=answers(BODY, COMMAND))
 def make_co_gm(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Make a player a co-GM (GM)."""
     made = web.access.make_co_gm(member, name)

@@ -6,6 +6,8 @@ text, and proofs as JSON with hashes in lowercase hex (docs/verification.md).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
@@ -13,12 +15,15 @@ from diceledger.domain.json import JsonValue
 from diceledger.web.answers import JSON, answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.openapi import FAILS, INPUT, MEMBER, STORE, answers
+from diceledger.web.schemas import AS_WRITTEN, RollId
 
 router = APIRouter(tags=["proofs"])
 SESSION = "/api/v1/sessions/{session_id}"
+MEMBER_READ = answers(FAILS, STORE, MEMBER, INPUT)
 
 
-@router.get("/api/v1/keys")
+@router.get("/api/v1/keys", responses=answers(FAILS))
 def keys(web: Services) -> Response:
     """Return the server's verifier keys: the one signing now, and those retired (anyone).
 
@@ -43,7 +48,7 @@ def keys(web: Services) -> Response:
     return answer({"keys": listed})
 
 
-@router.get(SESSION + "/checkpoint")
+@router.get(SESSION + "/checkpoint", responses=MEMBER_READ)
 def checkpoint(session_id: str, member: Member, web: Services) -> Response:
     """Return the session's latest signed checkpoint (members)."""
     result = web.app.proofs.checkpoint(session_id)
@@ -59,13 +64,13 @@ def checkpoint(session_id: str, member: Member, web: Services) -> Response:
     )
 
 
-@router.get(SESSION + "/proof/inclusion")
+@router.get(SESSION + "/proof/inclusion", responses=MEMBER_READ)
 def inclusion(
     session_id: str,
     member: Member,
     web: Services,
-    position: int = Query(ge=1),
-    size: int | None = Query(default=None, ge=1),
+    position: Annotated[int, Query(ge=1), AS_WRITTEN],
+    size: Annotated[int | None, Query(ge=1), AS_WRITTEN] = None,
 ) -> Response:
     """Return the proof that the event at store ``position`` is in the signed tree (members)."""
     result = web.app.proofs.inclusion(session_id, position, size)
@@ -84,13 +89,13 @@ def inclusion(
     )
 
 
-@router.get(SESSION + "/proof/consistency")
+@router.get(SESSION + "/proof/consistency", responses=MEMBER_READ)
 def consistency(
     session_id: str,
     member: Member,
     web: Services,
-    old_size: int = Query(alias="from", ge=0),
-    new_size: int | None = Query(default=None, alias="to", ge=0),
+    old_size: Annotated[int, Query(alias="from", ge=0), AS_WRITTEN],
+    new_size: Annotated[int | None, Query(alias="to", ge=0), AS_WRITTEN] = None,
 ) -> Response:
     """Return the proof that the tree of ``from`` events is a prefix of ``to`` (members).
 
@@ -109,8 +114,8 @@ def consistency(
     )
 
 
-@router.get(SESSION + "/rolls/{roll_id}/receipt")
-def receipt(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+@router.get(SESSION + "/rolls/{roll_id}/receipt", responses=MEMBER_READ)
+def receipt(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return a roll's receipt, checkable offline; a hidden blind roll's for a GM only."""
     made = web.app.proofs.receipt(member.member, session_id, roll_id)
     return Response(made.to_json(), media_type=JSON)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
+from pydantic import AwareDatetime
 from starlette.responses import Response, StreamingResponse
 
 from diceledger.domain.json import JsonValue
@@ -14,8 +14,22 @@ from diceledger.infra.app.results import Moment
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
+from diceledger.web.openapi import (
+    FAILS,
+    INPUT,
+    MEMBER,
+    STORE,
+    JsonLinesAnswer,
+    also_answers,
+    answers,
+)
+from diceledger.web.schemas import AS_WRITTEN
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}", tags=["reads"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}",
+    tags=["reads"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
 
 
 @router.get("/replay")
@@ -23,8 +37,8 @@ def replay(
     session_id: str,
     member: Member,
     web: Services,
-    until_position: int | None = Query(default=None, ge=0),
-    at: datetime | None = None,
+    until_position: Annotated[int | None, Query(ge=0), AS_WRITTEN] = None,
+    at: Annotated[AwareDatetime | None, Query(description="ISO 8601 with a UTC offset")] = None,
 ) -> Response:
     """Return the session as it happened, or as it stood at a store position or a time."""
     result = web.app.replay(member.member, session_id, Moment(until_position, at))
@@ -32,7 +46,7 @@ def replay(
     return answer({"session_id": session_id, "lines": lines, "as_of": result.as_of})
 
 
-@router.get("/stats")
+@router.get("/stats", responses=also_answers("text/csv", {"type": "string"}))
 def stats(
     session_id: str,
     member: Member,
@@ -53,7 +67,7 @@ def verify(session_id: str, member: Member, web: Services) -> Response:
     return answer(web.app.verify_session(session_id).as_dict())
 
 
-@router.get("/export")
+@router.get("/export", response_class=JsonLinesAnswer)
 def export(session_id: str, member: Member, web: Services) -> StreamingResponse:
     """Return the session's events as JSON Lines; with hidden blind rolls, only to a GM."""
     exported = web.app.export(member.member, session_id)

@@ -12,9 +12,24 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import run_once
-from diceledger.web.schemas import AcceptBody, RerollBody, RollBody
+from diceledger.web.openapi import (
+    BODY,
+    COMMAND,
+    FAILS,
+    INPUT,
+    LIMITED,
+    MEMBER,
+    STORE,
+    answers,
+    idempotency_key,
+)
+from diceledger.web.schemas import AcceptBody, RerollBody, RollBody, RollId
 
-router = APIRouter(prefix="/api/v1/sessions/{session_id}/rolls", tags=["rolls"])
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}/rolls",
+    tags=["rolls"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
 
 
 def roll_json(result: RollResult) -> JsonObject:
@@ -26,7 +41,12 @@ def _draws(web: WebServices, token_id: str) -> None:
     web.limits.use(f"rolls:{token_id}", web.settings.rolls_per_minute, "rolls")
 
 
-@router.post("", status_code=201)
+@router.post(
+    "",
+    status_code=201,
+    responses=answers(BODY, COMMAND, LIMITED),
+    openapi_extra=idempotency_key(required=True),
+)
 def request_roll(
     session_id: str, body: RollBody, member: Member, request: Request, web: Services
 ) -> Response:
@@ -41,15 +61,19 @@ def request_roll(
 
 
 @router.get("/{roll_id}")
-def show_roll(session_id: str, roll_id: int, member: Member, web: Services) -> Response:
+def show_roll(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return one roll as the member may see it."""
     return answer(web.app.roll(member.member, session_id, roll_id).view)
 
 
-@router.post("/{roll_id}/reroll")
+@router.post(
+    "/{roll_id}/reroll",
+    responses=answers(BODY, COMMAND, LIMITED),
+    openapi_extra=idempotency_key(required=True),
+)
 def reroll(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     body: RerollBody,
     member: Member,
     request: Request,
@@ -66,10 +90,14 @@ def reroll(
     return run_once(request, web, member.token_id, body, rerolled, required=True)
 
 
-@router.post("/{roll_id}/accept")
+@router.post(
+    "/{roll_id}/accept",
+    responses=answers(BODY, COMMAND),
+    openapi_extra=idempotency_key(required=False),
+)
 def accept(
     session_id: str,
-    roll_id: int,
+    roll_id: RollId,
     member: Member,
     request: Request,
     web: Services,
@@ -84,9 +112,13 @@ def accept(
     return run_once(request, web, member.token_id, body, accepted)
 
 
-@router.post("/{roll_id}/reveal")
+@router.post(
+    "/{roll_id}/reveal",
+    responses=answers(BODY, COMMAND),
+    openapi_extra=idempotency_key(required=False),
+)
 def reveal(
-    session_id: str, roll_id: int, member: Member, request: Request, web: Services
+    session_id: str, roll_id: RollId, member: Member, request: Request, web: Services
 ) -> Response:
     """Show a blind roll to the players (GM)."""
 

@@ -6,11 +6,15 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from diceledger.infra.event_schema import MEDIA_TYPE, events_schema_text
+from diceledger.web.openapi import FAILS, also_answers, answers
 
 router = APIRouter(tags=["schema"])
 
 
-@router.get("/api/v1/schema/events")
+@router.get(
+    "/api/v1/schema/events",
+    responses={**answers(FAILS), **also_answers(MEDIA_TYPE, {"type": "object"})},
+)
 def events() -> Response:
     """Return the JSON Schema of an exported event, every event type and version included."""
     return Response(events_schema_text(), media_type=MEDIA_TYPE)

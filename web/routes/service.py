@@ -9,30 +9,32 @@ from starlette.responses import Response
 
 from diceledger.infra.app.odds import OddsQuery, Side, odds_of
 from diceledger.web.answers import answer
+from diceledger.web.openapi import FAILS, INPUT, answers
+from diceledger.web.schemas import AS_WRITTEN
 
 router = APIRouter(tags=["service"])
 # Repeatable amounts (?adv=1&adv=2), one per source, as the CLI repeats --adv.
 Amounts = Annotated[list[int], Query(max_length=20, default_factory=list)]
 
 
-@router.get("/healthz")
+@router.get("/healthz", responses=answers(FAILS))
 def healthz() -> Response:
     """Tell a load balancer the worker is up."""
     return answer({"status": "ok"})
 
 
-@router.get("/api/v1/odds")
+@router.get("/api/v1/odds", responses=answers(FAILS, INPUT))
 def odds(  # keyword-only: the repeatable amounts have no default value of their own
     *,
     expression: str = Query(min_length=1, max_length=1000),
-    target: int | None = None,
-    dc: int | None = None,
+    target: Annotated[int | None, Query(), AS_WRITTEN] = None,
+    dc: Annotated[int | None, Query(), AS_WRITTEN] = None,
     adv: Amounts,
     dis: Amounts,
     median: bool = False,
     eased: Amounts,
     hindered: Amounts,
-    reroll: int = Query(default=0, ge=0, le=1000),
+    reroll: Annotated[int, Query(ge=0, le=1000), AS_WRITTEN] = 0,
     no_explode: bool = False,
     vs: str | None = Query(default=None, max_length=1000),
     vs_adv: Amounts,
@@ -40,7 +42,7 @@ def odds(  # keyword-only: the repeatable amounts have no default value of their
     vs_median: bool = False,
     vs_eased: Amounts,
     vs_hindered: Amounts,
-    vs_reroll: int = Query(default=0, ge=0, le=1000),
+    vs_reroll: Annotated[int, Query(ge=0, le=1000), AS_WRITTEN] = 0,
 ) -> Response:
     """Return the exact odds of a roll, a check or an opposed check (the CLI's `odds --json`)."""
     versus = (

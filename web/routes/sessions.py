@@ -14,12 +14,24 @@ from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.idempotent import HEADER as IDEMPOTENCY_KEY
 from diceledger.web.idempotent import run_once
+from diceledger.web.openapi import (
+    BODY,
+    COMMAND,
+    FAILS,
+    INPUT,
+    LIMITED,
+    MEMBER,
+    STORE,
+    answers,
+    idempotency_key,
+)
 from diceledger.web.schemas import JoinRequest, NewInvite, NewSession
 
 router = APIRouter(prefix="/api/v1/sessions", tags=["sessions"])
+MEMBER_COMMAND = answers(FAILS, STORE, MEMBER, BODY, COMMAND)
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, responses=answers(FAILS, STORE, BODY))
 def open_session(body: NewSession, web: Services) -> Response:
     """Open a session; its creator is the GM. The GM's token is shown this once."""
     opened = web.access.open_session(body.title, body.name, not body.forbid_manual)
@@ -37,7 +49,13 @@ def open_session(body: NewSession, web: Services) -> Response:
     )
 
 
-@router.post("/{session_id}/join", status_code=201)
+# An unusable code is 403, an unknown session 404, a name taken 409.
+@router.post(
+    "/{session_id}/join",
+    status_code=201,
+    responses=answers(FAILS, STORE, BODY, COMMAND, LIMITED, (403, 404)),
+    openapi_extra=idempotency_key(required=False),
+)
 def join(session_id: str, body: JoinRequest, request: Request, web: Services) -> Response:
     """Join with an invite code; the player's token is shown this once.
 
@@ -58,13 +76,17 @@ def join(session_id: str, body: JoinRequest, request: Request, web: Services) ->
     )
 
 
-@router.get("/{session_id}")
+@router.get("/{session_id}", responses=answers(FAILS, STORE, MEMBER, INPUT))
 def show(session_id: str, member: Member, web: Services) -> Response:
     """Return the session as its member may see it."""
     return answer(web.app.session(member.member, session_id).view)
 
 
-@router.post("/{session_id}/seed/reveal")
+@router.post(
+    "/{session_id}/seed/reveal",
+    responses=MEMBER_COMMAND,
+    openapi_extra=idempotency_key(required=False),
+)
 def reveal_seed(session_id: str, member: Member, request: Request, web: Services) -> Response:
     """Reveal the current seed (GM) and commit to a new one."""
 
@@ -83,7 +105,11 @@ def reveal_seed(session_id: str, member: Member, request: Request, web: Services
     return run_once(request, web, member.token_id, None, revealed)
 
 
-@router.post("/{session_id}/end")
+@router.post(
+    "/{session_id}/end",
+    responses=MEMBER_COMMAND,
+    openapi_extra=idempotency_key(required=False),
+)
 def end(session_id: str, member: Member, request: Request, web: Services) -> Response:
     """End the session (GM): waiting rolls resolve as they stand, the seed is revealed."""
 
@@ -111,7 +137,7 @@ def invite_json(session_id: str, code: str, expires: str) -> JsonObject:
     }
 
 
-@router.post("/{session_id}/invites", status_code=201)
+@router.post("/{session_id}/invites", status_code=201, responses=MEMBER_COMMAND)
 def create_invite(
     session_id: str, member: Member, web: Services, body: NewInvite | None = None
 ) -> Response:
@@ -126,7 +152,7 @@ def create_invite(
     return answer(invite_json(session_id, made.code, format_timestamp(made.expires_at)), 201)
 
 
-@router.post("/{session_id}/sign-in-codes", status_code=201)
+@router.post("/{session_id}/sign-in-codes", status_code=201, responses=MEMBER_COMMAND)
 def create_sign_in_code(session_id: str, member: Member, web: Services) -> Response:
     """Create a one-time code that signs this member in on another browser (shown once)."""
     made = web.access.sign_in_code(member)
