@@ -86,6 +86,14 @@ class RequestOpposed:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """One side's turn in one round of an opposed check (side 0 is the request's)."""
+
+    side: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
 class Reroll:
     roll_id: int
     dice: tuple[int, ...]

@@ -66,7 +66,7 @@ class DiscordTables:
         """Start a session played in this channel, the user its GM as ``name``."""
         name = member_name(user.name if name is None else name)
         previous = self._store.channel_session(channel_id)
-        if previous is not None and not self._app.session(name, previous).state.ended:
+        if previous is not None and not self._app.session(name, previous).ended:
             raise CommandRefusedError(
                 f"this channel already plays session '{previous}'; it must end first"
             )

@@ -155,6 +155,20 @@ def test_a_blind_roll_shows_its_dice_only_to_the_gm(
     assert "ambush" not in history
 
 
+def test_the_channel_never_sees_a_hidden_rolls_dice_even_when_the_gm_asks(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    discord_table.discord.run(
+        MIRA, "blind", expression="1d20+2", kind="check", target=12, label="ambush"
+    )
+    for user in (MIRA, ANN):
+        history = discord_table.discord.run(user, "history")
+        assert "flags" not in history["data"]  # the answer is posted in the channel
+        text = content(history)
+        assert "**#1** · the GM rolled blind" in text
+        assert "ambush" not in text and "1d20" not in text
+
+
 def test_a_player_cannot_roll_blind(discord_table: DiscordTable, seated: str) -> None:
     before = discord_table.events()
     answer = discord_table.discord.run(ANN, "blind", expression="1d20")

@@ -15,16 +15,17 @@ from datetime import timedelta
 from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CommandRefusedError, InvalidInputError
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.visibility import EVERYONE
 from diceledger.infra.app.access import DEFAULT_INVITE_TTL
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.discord import DiscordTables, Seat
 from diceledger.infra.app.odds import odds_of
-from diceledger.infra.app.results import RollResult
+from diceledger.infra.app.results import HiddenRoll, RollResult, ShownRoll
 from diceledger.web.discord import options, texts
-from diceledger.web.discord.buttons import Pressed, parse_custom_id, turn_of
+from diceledger.web.discord.buttons import Pressed, parse_custom_id
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Message, Reply
-from diceledger.web.discord.rolls import Links, ShownRoll, blind_notice, roll_message
+from diceledger.web.discord.rolls import Links, blind_notice, roll_message
 
 DEFAULT_HISTORY = 5
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
@@ -82,7 +83,7 @@ class TableActions:
         """End the session (GM); its seed is revealed."""
         seat = self._seat(interaction)
         ended = self._app.end_session(seat.member, seat.session_id)
-        return Reply(Message(texts.ended_text(seat.session_id, ended.last_epoch, self._links)))
+        return Reply(Message(texts.ended_text(ended, self._links)))
 
     # -- rolls -------------------------------------------------------------------------------
 
@@ -160,9 +161,10 @@ class TableActions:
     def history(self, interaction: Interaction) -> Reply:
         """Show the last rolls of the channel's session, as the channel may see them."""
         seat = self._seat(interaction)
-        state = self._app.session(seat.member, seat.session_id).state
+        # The answer is posted in the channel: its rolls as every member may see them.
+        session = self._app.session(EVERYONE, seat.session_id)
         count = interaction.number("n") or DEFAULT_HISTORY
-        last = list(state.rolls.values())[-count:]
+        last = session.rolls[-count:]
         return Reply(Message(texts.history_text(seat.session_id, last, self._links)))
 
     def stats(self, interaction: Interaction) -> Reply:
@@ -178,14 +180,10 @@ class TableActions:
         return self._tables.seat(interaction.channel_id, interaction.user.user_id)
 
     def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
-        shown = ShownRoll(
-            result.session_id,
-            result.roll,
-            result.rerolls_left,
-            result.reroll_scope.value,
-            result.waiting_for,
-        )
-        return roll_message(shown, self._links, ephemeral)
+        seen = result.roll
+        if isinstance(seen, HiddenRoll):
+            return Message(blind_notice(seen.roll_id), ephemeral=ephemeral)
+        return roll_message(seen, self._links, ephemeral)
 
     def _blind(self, result: RollResult) -> Reply:
         notice = Message(blind_notice(result.roll.roll_id))
@@ -199,8 +197,8 @@ class TableActions:
         clicks at the same instant may still both pass this look; each is then decided
         by the application on its own.)
         """
-        now = self._app.roll(seat.member, seat.session_id, pressed.roll_id)
-        if turn_of(now.roll, now.waiting_for) != pressed.turn:
+        now = self._app.roll(seat.member, seat.session_id, pressed.roll_id).roll
+        if isinstance(now, ShownRoll) and now.turn != pressed.turn:
             raise CommandRefusedError(
                 f"roll {pressed.roll_id} has moved on since this button was shown; "
                 "use the buttons it shows now"

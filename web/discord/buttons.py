@@ -13,20 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diceledger.domain.errors import NotFoundError
-from diceledger.domain.session.rolls import rounds_of
-from diceledger.domain.session.state import Roll
+from diceledger.domain.session.commands import Turn
 
 REROLL_PREFIX = "dl:reroll"
 ACCEPT_PREFIX = "dl:accept"
 ID_DIGITS = 16  # a roll number, a die index or a round in a button's custom id
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One side's turn in one round of an opposed check (side 0 is the request's)."""
-
-    side: int
-    round: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +58,3 @@ def parse_custom_id(custom_id: str) -> Pressed:
         turn = Turn(side, round_)
     die = values[1] if kind == REROLL_PREFIX else None
     return Pressed(parts[2], values[0], die, turn)
-
-
-def turn_of(roll: Roll, waiting_for: str | None) -> Turn | None:
-    """Return the turn an opposed check waits for, given the side's name; None if none."""
-    request = roll.request
-    if request.opponent is None or waiting_for is None or roll.resolution is not None:
-        return None
-    side = 0 if waiting_for == request.side.name else 1  # the two sides' names differ
-    return Turn(side, rounds_of(roll))
