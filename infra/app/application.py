@@ -171,13 +171,19 @@ class Application:
         return self._on_roll(actor, session_id, command.roll_id, command)
 
     def accept(
-        self, actor: str, session_id: str, roll_id: int, faces: tuple[int, ...] | None = None
+        self,
+        actor: str,
+        session_id: str,
+        roll_id: int,
+        faces: tuple[int, ...] | None = None,
+        turn: cmd.Turn | None = None,
     ) -> RollResult:
         """Accept a roll awaiting rerolls as it stands (of an opposed check: one side's turn).
 
-        ``faces`` are typed-in dice for the fresh round an opposed check rolls if it ties.
+        ``faces`` are typed-in dice for the fresh round an opposed check rolls if it ties;
+        with ``turn``, the accept is refused unless the check still waits for that turn.
         """
-        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id, faces))
+        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id, faces, turn))
 
     def reveal_roll(self, actor: str, session_id: str, roll_id: int) -> RollResult:
         """Show a blind roll to the players (GM)."""

@@ -13,16 +13,16 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from diceledger.domain.dice.request import RollKind
-from diceledger.domain.errors import CommandRefusedError, InvalidInputError
+from diceledger.domain.errors import CommandRefusedError, InvalidInputError, TurnPassedError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.visibility import EVERYONE
 from diceledger.infra.app.access import DEFAULT_INVITE_TTL
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.discord import DiscordTables, Seat
 from diceledger.infra.app.odds import odds_of
-from diceledger.infra.app.results import HiddenRoll, RollResult, ShownRoll
+from diceledger.infra.app.results import HiddenRoll, RollResult
 from diceledger.web.discord import options, texts
-from diceledger.web.discord.buttons import Pressed, parse_custom_id
+from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Message, Reply
 from diceledger.web.discord.rolls import Links, blind_notice, roll_message
@@ -143,13 +143,20 @@ class TableActions:
         pressed = parse_custom_id(interaction.custom_id)
         user_id = interaction.user.user_id
         seat = self._tables.seat_in(pressed.session_id, interaction.channel_id, user_id)
-        if pressed.turn is not None:
-            self._require_turn(seat, pressed)
-        if pressed.die is not None:
-            command = cmd.Reroll(pressed.roll_id, (pressed.die,))
-            result = self._app.reroll(seat.member, seat.session_id, command)
-        else:
-            result = self._app.accept(seat.member, seat.session_id, pressed.roll_id)
+        try:
+            if pressed.die is not None:
+                command = cmd.Reroll(pressed.roll_id, (pressed.die,), turn=pressed.turn)
+                result = self._app.reroll(seat.member, seat.session_id, command)
+            else:
+                turn = pressed.turn
+                result = self._app.accept(seat.member, seat.session_id, pressed.roll_id, None, turn)
+        except TurnPassedError:
+            # The turn is checked where the command is decided, under the session's lock:
+            # of two clicks on one turn's button, only the first takes it.
+            raise CommandRefusedError(
+                f"roll {pressed.roll_id} has moved on since this button was shown; "
+                "use the buttons it shows now"
+            ) from None
         return Reply(self._shown(result), update=True)  # the message keeps who may see it
 
     # -- reads -------------------------------------------------------------------------------
@@ -188,21 +195,6 @@ class TableActions:
     def _blind(self, result: RollResult) -> Reply:
         notice = Message(blind_notice(result.roll.roll_id))
         return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
-
-    def _require_turn(self, seat: Seat, pressed: Pressed) -> None:
-        """Refuse a button of an opposed check whose turn has passed.
-
-        The application rerolls or accepts for whichever side is on turn now; obeying a
-        button shown for an earlier turn would act on another side's or round's dice. (Two
-        clicks at the same instant may still both pass this look; each is then decided
-        by the application on its own.)
-        """
-        now = self._app.roll(seat.member, seat.session_id, pressed.roll_id).roll
-        if isinstance(now, ShownRoll) and now.turn != pressed.turn:
-            raise CommandRefusedError(
-                f"roll {pressed.roll_id} has moved on since this button was shown; "
-                "use the buttons it shows now"
-            )
 
 
 # Each subcommand of `/dl` and the action that answers it.

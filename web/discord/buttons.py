@@ -5,7 +5,9 @@ A single roll's buttons read ``dl:reroll:{session}:{roll}:{die}`` and
 were shown for. The application rerolls or accepts for whichever side's turn it is (die
 indexes count within that side and round), so a button whose turn has passed must be
 refused rather than obeyed: a GM who decides both sides, or a click that lands after a
-tie, would otherwise act on the other side's dice or the next round's.
+tie, would otherwise act on the other side's dice or the next round's. The turn travels
+in the reroll or accept command and is checked where the command is decided, under the
+session's lock, so two clicks on one turn cannot both take it.
 """
 
 from __future__ import annotations
