@@ -137,6 +137,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("join", "Join this channel's session with an invite code", (
         _text("code", "The invite code from the GM", True, 100),
         _text("name", "Your name in the session (default: your Discord name)", length=100),
+        _text("client_seed", "Your own entropy, mixed into every die you roll", length=500),
     )),
     Subcommand("check", "Make a check against a target or a DC", (
         EXPRESSION, TARGET, DC, *CHECK_OPTIONS,

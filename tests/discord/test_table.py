@@ -169,6 +169,20 @@ def test_the_channel_never_sees_a_hidden_rolls_dice_even_when_the_gm_asks(
         assert "ambush" not in text and "1d20" not in text
 
 
+def test_a_players_dice_mix_their_own_client_seed_and_no_salt_the_face_chose(
+    discord_table: DiscordTable,
+) -> None:
+    started = discord_table.discord.run(MIRA, "start", title="Tomb of Ash")
+    session_id = discord_table.session_of(started)
+    code = invite_code(discord_table)
+    discord_table.discord.run(ANN, "join", code=code, client_seed="ann's lucky words")
+    discord_table.discord.run(ANN, "roll", expression="1d20")
+    records = discord_table.store.read_stream(session_id)
+    requested = next(r for r in records if r.event_type == "RollRequested")
+    assert requested.data["client_seed"] == "ann's lucky words"
+    assert requested.data["salt"] == ""
+
+
 def test_a_player_cannot_roll_blind(discord_table: DiscordTable, seated: str) -> None:
     before = discord_table.events()
     answer = discord_table.discord.run(ANN, "blind", expression="1d20")

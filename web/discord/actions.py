@@ -75,7 +75,11 @@ class TableActions:
         """Make the Discord user a member of the channel's session, by invite."""
         code = interaction.text("code") or ""
         seat = self._tables.join(
-            interaction.channel_id, interaction.user, code, interaction.text("name")
+            interaction.channel_id,
+            interaction.user,
+            code,
+            interaction.text("name"),
+            interaction.text("client_seed") or "",
         )
         return Reply(Message(texts.joined_text(seat)))
 
@@ -101,7 +105,7 @@ class TableActions:
 
     def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, seat, kind)
+        command = options.roll_request(interaction, kind)
         return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
 
     def opposed(self, interaction: Interaction) -> Reply:
@@ -118,7 +122,7 @@ class TableActions:
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, seat, options.blind_kind(interaction), True)
+        command = options.roll_request(interaction, options.blind_kind(interaction), True)
         return self._blind(self._app.request_roll(seat.member, seat.session_id, command))
 
     def reveal(self, interaction: Interaction) -> Reply:
