@@ -51,7 +51,6 @@ KNOWN_CROSSINGS: dict[str, set[str]] = {
     "web/routes/schema.py": {"diceledger.infra.event_schema"},
     "web/discord/answering.py": {"diceledger.infra.discord.api"},
     "web/discord/face.py": {"diceledger.infra.discord.api"},
-    "web/discord/options.py": {"diceledger.infra.discord.commands"},
     "web/discord/payload.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
 }
 

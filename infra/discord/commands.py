@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.session.text import MAX_LABEL
 
 COMMAND = "dl"
 CHAT_INPUT = 1  # a slash command, as opposed to a context-menu command
 IN_SERVERS = 0  # interaction context: a server's channels (not DMs)
 EXPRESSION_LENGTH = 1000
 TEXT_LENGTH = 500
-LABEL_LENGTH = 80
+LABEL_LENGTH = MAX_LABEL  # the session's own limit on a label
 SOURCES_LENGTH = 400
 
 

@@ -11,9 +11,9 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.text import MAX_LABEL
 from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import OddsQuery, Side
-from diceledger.infra.discord.commands import LABEL_LENGTH
 from diceledger.web.discord.payload import Interaction
 
 MAX_SOURCES = 20
@@ -44,8 +44,8 @@ def _label(text: str) -> str | None:
     label = text.strip()
     if not label:
         return None
-    if len(label) > LABEL_LENGTH or not label.isprintable():
-        raise InvalidInputError(f"a label has 1 to {LABEL_LENGTH} printable characters")
+    if len(label) > MAX_LABEL or not label.isprintable():
+        raise InvalidInputError(f"a label has 1 to {MAX_LABEL} printable characters")
     return label
 
 
