@@ -19,6 +19,7 @@ import click
 
 from diceledger.cli.context import AppContext
 from diceledger.domain.session.rolls import replay_state
+from diceledger.infra.app.results import ShownRoll
 
 TITLE = "The Sunken Crypt"
 WIDTH = 80
@@ -62,7 +63,9 @@ class Tour:
             click.echo(fit(line))
 
     def lowest_die(self, actor: str, roll_id: int) -> int:
-        state = replay_state(self.app.roll(actor, self.session, roll_id).roll)
+        seen = self.app.roll(actor, self.session, roll_id).roll
+        assert isinstance(seen, ShownRoll)  # the actor rolled it, so sees it
+        state = replay_state(seen.roll)
         return min(state.live, key=lambda i: state.dice[i].face)
 
 

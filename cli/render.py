@@ -10,9 +10,8 @@ from diceledger.cli.output import shown, style, verdict
 from diceledger.domain.dice.render import render_roll
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds
-from diceledger.domain.session.state import Roll, SessionState
 from diceledger.domain.session.views import roll_line
-from diceledger.infra.app.results import RollResult
+from diceledger.infra.app.results import HiddenRoll, SeenRoll, SessionView, ShownRoll
 
 
 def _escaped(sources: tuple[ev.Amount, ...]) -> tuple[ev.Amount, ...]:
@@ -24,24 +23,26 @@ def _escaped_side(side: ev.CheckSide) -> ev.CheckSide:
     return replace(side, name=shown(side.name), eased=eased, hindered=hindered)
 
 
-def _printable(roll: Roll) -> Roll:
+def _printable(seen: ShownRoll) -> ShownRoll:
     """Return a copy of the roll whose printed text (names, Eased/Hindered labels) is escaped.
 
     The dice are styled while the line is built, so user text is escaped before, not
     after; notation labels are printable by the grammar.
     """
+    roll = seen.roll
     request = roll.request
     opponent = _escaped_side(request.opponent) if request.opponent else None
     side = _escaped_side(request.side)
-    return replace(roll, request=replace(request, side=side, opponent=opponent))
+    return replace(seen, roll=replace(roll, request=replace(request, side=side, opponent=opponent)))
 
 
-def roll_text(result: RollResult) -> str:
+def roll_text(seen: SeenRoll) -> str:
     """Return one or two lines: who rolled what, every die, and the outcome."""
-    roll, session_id = result.roll, shown(result.session_id)
-    if roll.hidden and not result.viewer_is_gm:
-        return f"#{roll.roll_id}: the GM rolled blind"  # not even for whom, or why
-    roll = _printable(roll)
+    if isinstance(seen, HiddenRoll):
+        return f"#{seen.roll_id}: the GM rolled blind"  # not even for whom, or why
+    session_id = shown(seen.session_id)
+    seen = _printable(seen)
+    roll = seen.roll
     request = roll.request
     head = f"#{roll.roll_id} {shown(request.on_behalf_of)} {request.kind}"
     if request.label:
@@ -50,14 +51,14 @@ def roll_text(result: RollResult) -> str:
         head += " [blind]" if roll.hidden else " [blind, revealed]"
     resolution = roll.resolution
     if request.opponent is not None:
-        return _opposed_text(head, result, roll)
+        return _opposed_text(head, seen)
     line = roll_line(roll, style())
     if resolution is None:
         if request.target is not None:
             line = line.rsplit(": ", 1)[0]  # no verdict while the roll is still open (R11)
         return (
-            f"{head}: {line}\n  awaiting rerolls: {result.rerolls_left} left "
-            f"({result.reroll_scope.value}); `diceledger reroll {session_id} "
+            f"{head}: {line}\n  awaiting rerolls: {seen.rerolls_left} left "
+            f"({seen.reroll_scope.value}); `diceledger reroll {session_id} "
             f"{roll.roll_id} --die N` or `diceledger accept {session_id} {roll.roll_id}`"
         )
     if request.target is not None:
@@ -68,7 +69,8 @@ def roll_text(result: RollResult) -> str:
     return f"{head}: {line}"
 
 
-def _opposed_text(head: str, result: RollResult, roll: Roll) -> str:
+def _opposed_text(head: str, seen: ShownRoll) -> str:
+    roll = seen.roll
     request, resolution = roll.request, roll.resolution
     assert request.opponent is not None
     lines = [f"{head} vs {request.opponent.name}:"]
@@ -85,11 +87,11 @@ def _opposed_text(head: str, result: RollResult, roll: Roll) -> str:
         count = getattr(resolution, "rounds", 1)
         after = f" after {count} rounds" if count > 1 else ""
         lines.append(f"  {shown(getattr(resolution, 'winner', None))} wins{after}")
-    elif result.waiting_for is not None:
-        session_id = shown(result.session_id)
+    elif seen.waiting_for is not None:
+        session_id = shown(seen.session_id)
         lines.append(
-            f"  awaiting {shown(result.waiting_for)}'s rerolls: {result.rerolls_left} left "
-            f"({result.reroll_scope.value}); `diceledger reroll {session_id} {roll.roll_id} "
+            f"  awaiting {shown(seen.waiting_for)}'s rerolls: {seen.rerolls_left} left "
+            f"({seen.reroll_scope.value}); `diceledger reroll {session_id} {roll.roll_id} "
             f"--die N` or `diceledger accept {session_id} {roll.roll_id}`"
         )
     return "\n".join(lines)
@@ -101,6 +103,6 @@ def echo_lines(lines: list[str]) -> None:
         click.echo(line)
 
 
-def members_text(session: SessionState) -> str:
+def members_text(session: SessionView) -> str:
     """Return the members as 'name (role)' separated by commas."""
-    return ", ".join(f"{shown(m.name)} ({m.role})" for m in session.members.values())
+    return ", ".join(f"{shown(m.name)} ({m.role})" for m in session.members)

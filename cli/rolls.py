@@ -37,7 +37,7 @@ def _show(app: AppContext, result: RollResult) -> None:
     if app.json:
         emit_json({**result.view, "checkpoint": result.checkpoint})
     else:
-        click.echo(roll_text(result))
+        click.echo(roll_text(result.roll))
 
 
 class SignedAmount(click.ParamType):

@@ -56,7 +56,7 @@ def prepare_demo(base_url: str, seed: int = 1) -> DemoTable:
         gm_code = access.sign_in_code(gm).code
         player_code = access.sign_in_code(access.as_owner(tour.session, PLAYER)).code
         invite = access.invite(gm).code
-        title = parts.app.session(GM, tour.session).state.title
+        title = parts.app.title(tour.session)
     finally:
         parts.app.close()
     return DemoTable(

@@ -122,21 +122,18 @@ def show(app: AppContext, session_id: str) -> None:
     Example:
       diceledger session show tomb-of-ash-1a2b3c
     """
-    from diceledger.infra.app.results import RollResult
-
-    result = app.app().session(app.actor, session_id)
-    state = result.state
+    session = app.app().session(app.actor, session_id)
     if app.json:
-        emit_json(result.view)
+        emit_json(session.view)
         return
-    status = "ended" if state.ended else "open"
-    click.echo(shown(f"{state.session_id} '{state.title}' ({status}); GM {state.creator}"))
-    click.echo(f"members: {members_text(state)}")
-    for epoch in state.epochs:
+    status = "ended" if session.ended else "open"
+    click.echo(shown(f"{session.session_id} '{session.title}' ({status}); GM {session.gm}"))
+    click.echo(f"members: {members_text(session)}")
+    for epoch in session.epochs:
         seed = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
         click.echo(shown(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {seed}"))
-    for roll in state.rolls.values():
-        click.echo(roll_text(RollResult.of(state, roll.roll_id, app.actor, ())))
+    for roll in session.rolls:
+        click.echo(roll_text(roll))
 
 
 @session.command("end")

@@ -12,6 +12,7 @@ of any face.
     ├── CommandRefusedError      the session's state refuses the command; nothing is appended
     │   ├── RollError            a roll request the rules refuse (advantage on a plain roll, ...)
     │   │   └── RerollError      allowance spent, out of scope, die not rerollable (R11)
+    │   │       └── TurnPassedError  meant for a turn of an opposed check that has passed
     │   ├── NotFoundError        unknown session, roll or member
     │   │   └── UnknownSessionError  a session id that names no session
     │   └── PermissionDeniedError  forbidden: not the GM, not this roll's roller
@@ -79,6 +80,10 @@ class RollError(CommandRefusedError):
 
 class RerollError(RollError):
     """A reroll that the allowance, its scope or the die does not permit."""
+
+
+class TurnPassedError(RerollError):
+    """A reroll or accept meant for a turn of an opposed check that is no longer current."""
 
 
 class NotFoundError(CommandRefusedError):

@@ -26,18 +26,75 @@ FORBIDDEN: dict[str, set[str]] = {
 }
 
 
-def imported_roots(path: Path) -> set[str]:
-    """Return the libraries a module imports, and for our own package the layer it reaches."""
+# The faces: they reach infra/ only through the application layer and the composition root.
+FACES = ("cli", "web")
+FACE_DOORS = ("diceledger.infra.app", "diceledger.infra.bootstrap")
+# What a face never sees: the unfiltered session state. Each roll reaches a face as a
+# ShownRoll or a HiddenRoll, decided once for its viewer in infra/app/results.py.
+SESSION_STATE = "diceledger.domain.session.state"
+# Faces that still reach into infra/ past the application layer, and what they reach: each
+# crossing is to move behind infra.app (issue 26, items 5 and 8). The list may only shrink:
+# a new crossing fails, and so does one listed here that has gone.
+KNOWN_CROSSINGS: dict[str, set[str]] = {
+    "cli/context.py": {"diceledger.infra.keeper"},
+    "cli/db.py": {"diceledger.infra.db"},
+    "cli/discord.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
+    "cli/transfer.py": {"diceledger.infra.exporting", "diceledger.infra.signed_exports"},
+    "web/context.py": {"diceledger.infra.live"},
+    "web/lifespan.py": {"diceledger.infra.live"},
+    "web/live.py": {"diceledger.infra.live"},
+    "web/routes/schema.py": {"diceledger.infra.event_schema"},
+    "web/discord/answering.py": {"diceledger.infra.discord.api"},
+    "web/discord/face.py": {"diceledger.infra.discord.api"},
+    "web/discord/payload.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Return every module a module imports by absolute name."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    names: list[str] = []
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
+            names.add(node.module)
+            # `from diceledger.domain.session import state` reaches that module too.
+            names.update(
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if _is_package_module(f"{node.module}.{alias.name}")
+            )
+    return names
+
+
+def _is_package_module(name: str) -> bool:
+    if not name.startswith("diceledger."):
+        return False
+    path = ROOT.joinpath(*name.split(".")[1:])
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def imported_roots(path: Path) -> set[str]:
+    """Return the libraries a module imports, and for our own package the layer it reaches."""
     return {
         ".".join(n.split(".")[:2]) if n.startswith("diceledger.") else n.split(".")[0]
-        for n in names
+        for n in imported_modules(path)
+    }
+
+
+def _under(name: str, module: str) -> bool:
+    return name == module or name.startswith(module + ".")
+
+
+def face_crossings(path: Path) -> set[str]:
+    """Return what a face module imports that a face must not: infra/ past its two doors,
+    and the session state."""
+    return {
+        name
+        for name in imported_modules(path)
+        if (_under(name, "diceledger.infra") and not any(_under(name, d) for d in FACE_DOORS))
+        or _under(name, SESSION_STATE)
     }
 
 
@@ -63,4 +120,31 @@ def test_layer_check_catches_a_forbidden_import(tmp_path: Path) -> None:
         "sqlalchemy",
         "click",
         "diceledger.infra",
+    }
+
+
+def test_faces_reach_infra_only_through_the_application_layer_and_never_see_the_state() -> None:
+    crossings = {
+        str(path.relative_to(ROOT)): found
+        for face in FACES
+        for path in sorted((ROOT / face).rglob("*.py"))
+        if (found := face_crossings(path))
+    }
+    assert crossings == KNOWN_CROSSINGS
+    assert not any(SESSION_STATE in found for found in crossings.values())
+
+
+def test_face_check_catches_the_session_state_and_a_back_door(tmp_path: Path) -> None:
+    module = tmp_path / "bad.py"
+    module.write_text(
+        "from diceledger.domain.session.state import SessionState\n"
+        "from diceledger.domain.session import state\n"
+        "from diceledger.infra.sessions import SessionService\n"
+        "from diceledger.infra.app.results import ShownRoll\n"
+        "from diceledger.infra.bootstrap import bootstrap\n"
+        "from diceledger.domain.session.views import roll_view\n"
+    )
+    assert face_crossings(module) == {
+        "diceledger.domain.session.state",
+        "diceledger.infra.sessions",
     }

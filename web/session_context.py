@@ -11,11 +11,13 @@ from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.projections.timeline import Line
+from diceledger.domain.session.visibility import Viewer
 from diceledger.infra.app.results import (
     LuckResult,
     Moment,
     ReplayResult,
-    SessionResult,
+    SessionView,
+    ShownRoll,
     StatisticsResult,
 )
 from diceledger.web.charts import (
@@ -52,7 +54,7 @@ class PageSession:
     gm: str
     ended: bool
     manual_dice_allowed: bool
-    viewer: str
+    viewer: Viewer
     viewer_is_gm: bool
     members: tuple[PageMember, ...]
     epochs: tuple[PageEpoch, ...]
@@ -64,20 +66,21 @@ class PageSession:
         return f"/api/v1/sessions/{self.session_id}"
 
 
-def page_session(result: SessionResult) -> PageSession:
+def page_session(session: SessionView) -> PageSession:
     """Return the session of a member's page."""
-    state = result.state
     return PageSession(
-        session_id=state.session_id or "",
-        title=state.title,
-        gm=state.creator,
-        ended=state.ended,
-        manual_dice_allowed=state.manual_dice_allowed,
-        viewer=result.viewer,
-        viewer_is_gm=state.is_gm(result.viewer),
-        members=tuple(PageMember(m.name, m.role) for m in state.members.values()),
-        epochs=tuple(PageEpoch(e.number, e.commitment, e.seed) for e in state.epochs),
-        disputed=tuple(r.roll_id for r in state.rolls.values() if r.open_dispute),
+        session_id=session.session_id,
+        title=session.title,
+        gm=session.gm,
+        ended=session.ended,
+        manual_dice_allowed=session.manual_dice_allowed,
+        viewer=session.viewer,
+        viewer_is_gm=session.viewer_is_gm,
+        members=tuple(PageMember(m.name, m.role) for m in session.members),
+        epochs=tuple(PageEpoch(e.number, e.commitment, e.seed) for e in session.epochs),
+        disputed=tuple(
+            r.roll_id for r in session.rolls if isinstance(r, ShownRoll) and r.roll.open_dispute
+        ),
     )
 
 

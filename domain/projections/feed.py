@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
-from diceledger.domain.projections.timeline import Line, hidden_from, line_of
+from diceledger.domain.projections.timeline import Line, line_of
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.views import roll_view
+from diceledger.domain.session.visibility import hidden_from
 
 
 @dataclass(frozen=True, slots=True)

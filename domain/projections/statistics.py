@@ -23,6 +23,7 @@ from diceledger.domain.projections.facts import Metrics, allowance_for, players_
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll, SessionState, evolve
+from diceledger.domain.session.visibility import EVERYONE, may_see
 
 ALL = "all"
 PUBLIC = "public"
@@ -146,7 +147,8 @@ class StatisticsFold:
         else:
             allowance = session.allowances.get(roll.roll_id, 0)
             shown = roll_facts(session.state, roll, allowance, players)
-        if not roll.hidden:
+        # Scope public is what EVERYONE may see, by the one visibility rule; a GM sees all.
+        if may_see(session.state, roll, EVERYONE):
             return {ALL: shown, PUBLIC: shown}
         return {ALL: shown, PUBLIC: {name: Counter({"excluded.hidden": 1}) for name in players}}
 

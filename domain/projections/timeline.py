@@ -1,8 +1,9 @@
 """The timeline fold: one line per event of a session, as a given viewer may see it.
 
-Which blind rolls stay hidden is decided by the whole session (``hidden_from``): a roll
-revealed later is shown in full from its first event on; one never revealed shows to a
-player only as "the GM rolled blind", with no faces or totals.
+Which blind rolls stay hidden is decided by the whole session (``hidden_from`` of
+domain/session/visibility.py): a roll revealed later is shown in full from its first event
+on; one never revealed shows to a player only as "the GM rolled blind", with no faces or
+totals.
 """
 
 from __future__ import annotations
@@ -54,13 +55,6 @@ class Line:
             "text": self.text,
             "detail": self.detail,
         }
-
-
-def hidden_from(session: SessionState, viewer: str) -> frozenset[int]:
-    """Return the rolls the viewer may not see: unrevealed blind rolls, unless a GM."""
-    if session.is_gm(viewer):
-        return frozenset()
-    return frozenset(roll.roll_id for roll in session.rolls.values() if roll.hidden)
 
 
 def timeline(logged: Iterable[Logged], hidden: frozenset[int] = frozenset()) -> Iterator[Line]:

@@ -86,21 +86,39 @@ class RequestOpposed:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """One side's turn in one round of an opposed check (side 0 is the request's)."""
+
+    side: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
 class Reroll:
+    """Reroll chosen dice of a waiting roll.
+
+    ``turn``, when given, is the turn of an opposed check the roller saw: if the check has
+    moved on by the time the command is decided, it is refused rather than applied to
+    another side's or round's dice.
+    """
+
     roll_id: int
     dice: tuple[int, ...]
     faces: tuple[int, ...] | None = None
+    turn: Turn | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Accept:
     """Close a waiting roll, or one side's turn of an opposed check, as it stands.
 
-    ``faces`` are typed-in dice for the fresh round an opposed check rolls if it then ties.
+    ``faces`` are typed-in dice for the fresh round an opposed check rolls if it then ties;
+    ``turn`` is the turn the roller saw, as for ``Reroll``.
     """
 
     roll_id: int
     faces: tuple[int, ...] | None = None
+    turn: Turn | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,12 @@ from diceledger.domain.dice.engine import reroll as reroll_dice
 from diceledger.domain.dice.engine import start
 from diceledger.domain.dice.request import RollKind, RollSpec
 from diceledger.domain.dice.sources import DiceSource
-from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
+from diceledger.domain.errors import (
+    PermissionDeniedError,
+    RerollError,
+    RollError,
+    TurnPassedError,
+)
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
@@ -187,12 +192,23 @@ def request_opposed(
     return events
 
 
-def _turn(state: SessionState, roll: Roll, check: Standing, actor: str, verb: str) -> int:
-    """Return the side whose turn it is, if ``actor`` may take it; refuse anyone else."""
+def _turn(
+    state: SessionState, roll: Roll, check: Standing, actor: str, verb: str, seen: cmd.Turn | None
+) -> int:
+    """Return the side whose turn it is, if ``actor`` may take it; refuse anyone else.
+
+    A command that names the turn its roller saw is refused once that turn has passed:
+    decided under the session's lock, two commands sent for one turn cannot both take it.
+    """
     side = check.turn
     if side is None:
         raise RerollError(f"roll {roll.roll_id} is already resolved")
     request = roll.request
+    if seen is not None and seen != cmd.Turn(side, check.round):
+        raise TurnPassedError(
+            f"roll {roll.roll_id} has moved on: it waits for {side_name(request, side)}'s "
+            f"side in round {check.round} now"
+        )
     if not may_decide(state, request, side, actor):
         who = side_roller(state, request, side) or "a GM"
         raise PermissionDeniedError(
@@ -224,7 +240,7 @@ def reroll_opposed(
 ) -> tuple[list[ev.Event], bool]:
     """Spend rerolls of the side whose turn it is; say whether its action ran out (R11)."""
     check = standing(state, roll)
-    side = _turn(state, roll, check, ctx.actor, "reroll")
+    side = _turn(state, roll, check, ctx.actor, "reroll", command.turn)
     if not command.dice:
         raise RerollError("name at least one die to reroll")
     request, nonce, epoch = roll.request, state.next_nonce, state.epoch.number
@@ -245,7 +261,7 @@ def accept_opposed(
 ) -> list[ev.Event]:
     """Close the turn of the side whose turn it is; compare if the other does not wait."""
     check = standing(state, roll)
-    side = _turn(state, roll, check, ctx.actor, "accept")
+    side = _turn(state, roll, check, ctx.actor, "accept", command.turn)
     events: list[ev.Event] = [
         ev.RollAccepted(roll.roll_id, ctx.actor, check.left[side], side, check.round)
     ]

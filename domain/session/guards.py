@@ -14,6 +14,7 @@ from diceledger.domain.errors import (
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.state import Roll, SessionState
+from diceledger.domain.session.visibility import may_see
 
 
 def require_open(state: SessionState) -> None:
@@ -55,9 +56,9 @@ def require_gm(state: SessionState, actor: str, action: str) -> None:
 
 
 def find_roll(state: SessionState, roll_id: int, actor: str) -> Roll:
-    """Return a roll the actor may see; a hidden blind roll is unknown to players."""
+    """Return a roll the actor may see; one they may not see is unknown to them."""
     roll = state.rolls.get(roll_id)
-    if roll is None or (roll.hidden and not state.is_gm(actor)):
+    if roll is None or not may_see(state, roll, actor):
         raise NotFoundError(f"no roll {roll_id} in session '{state.session_id}'")
     return roll
 

@@ -24,6 +24,7 @@ from diceledger.domain.session.rolls import (
 )
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 from diceledger.domain.session.view_parts import side_sources, summands
+from diceledger.domain.session.visibility import Viewer, may_see
 
 
 def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
@@ -72,18 +73,11 @@ def roll_line(roll: Roll, style: Style = PLAIN) -> str:
     return render_check(state, judge(state.total, target), style)
 
 
-def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
+def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
     """Return a roll as data: request, status, outcome and every die with its provenance."""
     request = roll.request
-    if roll.hidden and not session.is_gm(viewer):
-        # A player learns that the GM rolled, not for whom, what or why.
-        return {
-            "session_id": session.session_id,
-            "roll_id": roll.roll_id,
-            "roller": request.roller,
-            "blind": True,
-            "status": "hidden",
-        }
+    if not may_see(session, roll, viewer):
+        return hidden_roll_view(session, roll)
     view: JsonObject = {
         "session_id": session.session_id,
         "roll_id": roll.roll_id,
@@ -152,6 +146,18 @@ def roll_view(session: SessionState, roll: Roll, viewer: str) -> JsonObject:
     }
 
 
+def hidden_roll_view(session: SessionState, roll: Roll) -> JsonObject:
+    """Return what a viewer who may not see a roll learns: that the GM rolled, not for whom,
+    what or why."""
+    return {
+        "session_id": session.session_id,
+        "roll_id": roll.roll_id,
+        "roller": roll.request.roller,
+        "blind": True,
+        "status": "hidden",
+    }
+
+
 def _contestant(side: ev.CheckSide, state: RollState, median: bool) -> JsonObject:
     named: JsonObject = {"name": side.name, "expression": side.expression, "total": state.total}
     return named | side_sources(side, median) | summands(state)
@@ -182,7 +188,7 @@ def rerolls_open(session: SessionState, roll: Roll) -> tuple[int, RerollScope]:
     return (action.remaining if action.covers(request.kind) else 0), action.scope
 
 
-def session_view(session: SessionState, viewer: str) -> JsonObject:
+def session_view(session: SessionState, viewer: Viewer) -> JsonObject:
     """Return the session's members, seed epochs and rolls as the viewer may see them."""
     return {
         "session_id": session.session_id,

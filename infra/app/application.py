@@ -25,6 +25,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import PlayerJoined, RollRequested
+from diceledger.domain.session.visibility import Viewer
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
     DisputeResult,
@@ -32,6 +33,7 @@ from diceledger.infra.app.results import (
     ImportResult,
     LuckResult,
     MemberResult,
+    MemberView,
     Moment,
     ProjectionStatus,
     ReplayResult,
@@ -39,8 +41,8 @@ from diceledger.infra.app.results import (
     SeedRevealResult,
     SessionDirectory,
     SessionEndResult,
-    SessionResult,
     SessionStartedResult,
+    SessionView,
     StatisticsResult,
 )
 from diceledger.infra.ledger import CheckpointLedger
@@ -150,7 +152,7 @@ class Application:
             outcome = self._sessions.execute(session_id, actor, command)
             # The name as the session keeps it (normalised), not necessarily as typed.
             joined = next(e for _, e in outcome.appended if isinstance(e, PlayerJoined))
-            member = replace(outcome.state.members[joined.name])
+            member = MemberView.of(outcome.state.members[joined.name])
             return MemberResult(session_id, member, _records(outcome), _note(outcome))
 
     def request_roll(
@@ -167,13 +169,19 @@ class Application:
         return self._on_roll(actor, session_id, command.roll_id, command)
 
     def accept(
-        self, actor: str, session_id: str, roll_id: int, faces: tuple[int, ...] | None = None
+        self,
+        actor: str,
+        session_id: str,
+        roll_id: int,
+        faces: tuple[int, ...] | None = None,
+        turn: cmd.Turn | None = None,
     ) -> RollResult:
         """Accept a roll awaiting rerolls as it stands (of an opposed check: one side's turn).
 
-        ``faces`` are typed-in dice for the fresh round an opposed check rolls if it ties.
+        ``faces`` are typed-in dice for the fresh round an opposed check rolls if it ties;
+        with ``turn``, the accept is refused unless the check still waits for that turn.
         """
-        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id, faces))
+        return self._on_roll(actor, session_id, roll_id, cmd.Accept(roll_id, faces, turn))
 
     def reveal_roll(self, actor: str, session_id: str, roll_id: int) -> RollResult:
         """Show a blind roll to the players (GM)."""
@@ -227,10 +235,15 @@ class Application:
 
     # -- reads ------------------------------------------------------------------------------
 
-    def session(self, viewer: str, session_id: str) -> SessionResult:
+    def session(self, viewer: Viewer, session_id: str) -> SessionView:
         """Return a session's members, seeds and rolls as ``viewer`` may see them."""
         with self._sessions.locked(session_id):
-            return SessionResult.of(self._sessions.load(session_id), viewer)
+            return SessionView.of(self._sessions.load(session_id), viewer)
+
+    def title(self, session_id: str) -> str:
+        """Return a session's title, which whoever holds an invite or a sign-in code may read."""
+        with self._sessions.locked(session_id):
+            return self._sessions.load(session_id).title
 
     def members(self, session_id: str) -> dict[str, str]:
         """Return each member's role ("gm" or "player") in the session."""
@@ -238,7 +251,7 @@ class Application:
             state = self._sessions.load(session_id)
             return {name: member.role for name, member in state.members.items()}
 
-    def roll(self, viewer: str, session_id: str, roll_id: int) -> RollResult:
+    def roll(self, viewer: Viewer, session_id: str, roll_id: int) -> RollResult:
         """Return one roll as ``viewer`` may see it."""
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
@@ -268,7 +281,8 @@ class Application:
         """Return the session's timeline as ``viewer`` may see it, up to ``moment``."""
         from diceledger.domain.projections.logged import state_as_of, until
         from diceledger.domain.projections.summary import standing
-        from diceledger.domain.projections.timeline import hidden_from, timeline
+        from diceledger.domain.projections.timeline import timeline
+        from diceledger.domain.session.visibility import hidden_from
         from diceledger.infra.projections.decoding import logged_all
 
         items = list(logged_all(self._store.read_stream(session_id)))
@@ -292,7 +306,7 @@ class Application:
         """Return each player's rated checks in order, as ``viewer`` may see them."""
         from diceledger.domain.projections.logged import state_as_of
         from diceledger.domain.projections.luck import luck_steps
-        from diceledger.domain.projections.timeline import hidden_from
+        from diceledger.domain.session.visibility import hidden_from
         from diceledger.infra.projections.decoding import logged_all
 
         items = list(logged_all(self._store.read_stream(session_id)))
@@ -355,11 +369,12 @@ class Application:
 
     def export(self, viewer: str, session_id: str) -> ExportResult:
         """Return a session's events as JSON Lines; hidden blind rolls only for a GM."""
+        from diceledger.domain.session.visibility import hidden_from
         from diceledger.infra.exporting import export_lines
 
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
-            if any(roll.hidden for roll in state.rolls.values()) and not state.is_gm(viewer):
+            if hidden_from(state, viewer):
                 raise PermissionDeniedError(
                     "only a GM may export a session whose blind rolls are not all revealed"
                 )

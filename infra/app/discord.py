@@ -66,7 +66,7 @@ class DiscordTables:
         """Start a session played in this channel, the user its GM as ``name``."""
         name = member_name(user.name if name is None else name)
         previous = self._store.channel_session(channel_id)
-        if previous is not None and not self._app.session(name, previous).state.ended:
+        if previous is not None and not self._app.session(name, previous).ended:
             raise CommandRefusedError(
                 f"this channel already plays session '{previous}'; it must end first"
             )
@@ -99,14 +99,24 @@ class DiscordTables:
         credential = Credential(f"discord:{seat.user_id}", seat.session_id, seat.member)
         return self._access.invite(credential, ttl)
 
-    def join(self, channel_id: str, user: DiscordUser, code: str, name: str | None = None) -> Seat:
-        """Join the channel's session with an invite, as ``name`` or the Discord name."""
+    def join(
+        self,
+        channel_id: str,
+        user: DiscordUser,
+        code: str,
+        name: str | None = None,
+        client_seed: str = "",
+    ) -> Seat:
+        """Join the channel's session with an invite, as ``name`` or the Discord name.
+
+        ``client_seed`` is the player's own entropy, mixed into every die they roll.
+        """
         session_id = self.session_of(channel_id)
         linked = self._store.member(session_id, user.user_id)
         if linked is not None:
             raise CommandRefusedError(f"you already play {linked} in session '{session_id}'")
         chosen = member_name(user.name if name is None else name)
-        joined = self._access.admit(session_id, code, chosen)
+        joined = self._access.admit(session_id, code, chosen, client_seed)
         self._store.link(session_id, user.user_id, chosen, self._clock())
         return Seat(channel_id, session_id, user.user_id, chosen, joined.member.is_gm)
 

@@ -14,6 +14,7 @@ from diceledger.domain.checkpoint import SignedCheckpoint
 from diceledger.domain.errors import NotFoundError, VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
 from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session.visibility import may_see
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired
 from diceledger.infra.ledger import CheckpointLedger
@@ -181,7 +182,7 @@ class Proofs:
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
             roll = state.rolls.get(roll_id)
-            if roll is None or (roll.hidden and not state.is_gm(viewer)):
+            if roll is None or not may_see(state, roll, viewer):
                 raise NotFoundError(f"no roll {roll_id} in session '{session_id}'")
         signed = ledger.latest(session_id)
         if signed is None:

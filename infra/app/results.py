@@ -1,22 +1,32 @@
 """What the application layer answers: typed results that every face renders its own way.
 
 Each result is a snapshot taken while its session was locked, so a face may read it after
-the call even while other requests change the session.
+the call even while other requests change the session. A face never sees the session
+state itself: each roll reaches it as a ShownRoll or a HiddenRoll, decided here once for
+the viewer, so a face that renders only what it is given cannot leak a hidden roll.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeAlias
 
 from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session.commands import Turn
 from diceledger.domain.session.opposed import side_name, waiting_side
-from diceledger.domain.session.state import Epoch, Member, Roll, SessionState
-from diceledger.domain.session.views import rerolls_open, roll_view, session_view
+from diceledger.domain.session.rolls import rounds_of
+from diceledger.domain.session.state import AWAITING, GM, Epoch, Member, Roll, SessionState
+from diceledger.domain.session.views import (
+    hidden_roll_view,
+    rerolls_open,
+    roll_view,
+    session_view,
+)
+from diceledger.domain.session.visibility import Viewer, may_see
 
 # Named in annotations only: importing them would load the projections and the odds engine
 # into every command that merely rolls.
@@ -29,45 +39,111 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownRoll:
+    """A roll its viewer may see whole: the request, every die, the outcome.
+
+    Only the application layer makes one, and only for a viewer the session's visibility
+    rule (domain/session/visibility.py) lets see the roll; anyone else gets a HiddenRoll.
+    """
+
+    session_id: str
+    roll: Roll  # a snapshot: later events of the session leave it as it is
+    rerolls_left: int  # for whoever it waits for: of an opposed check, the side on turn
+    reroll_scope: RerollScope
+    view: JsonObject  # the roll as data (the --json and API shape)
+    waiting_for: str | None = None  # an opposed check's side whose turn it is
+    turn: Turn | None = None  # and that turn (side, round); a command may name it
+
+    @property
+    def roll_id(self) -> int:
+        """Return the roll's number within the session."""
+        return self.roll.roll_id
+
+    @property
+    def awaiting(self) -> bool:
+        """Tell whether the roll still waits for rerolls or an accept."""
+        return self.roll.status == AWAITING
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenRoll:
+    """A roll its viewer may not see: only that it happened, and who rolled."""
+
+    session_id: str
+    roll_id: int
+    roller: str
+    view: JsonObject  # the same stub in every output
+
+
+SeenRoll: TypeAlias = ShownRoll | HiddenRoll
+
+
+def seen_roll(state: SessionState, roll: Roll, viewer: Viewer) -> SeenRoll:
+    """Return ``roll`` of ``state`` as ``viewer`` may see it: the one place that decides."""
+    session_id = state.session_id or ""
+    if not may_see(state, roll, viewer):
+        return HiddenRoll(
+            session_id, roll.roll_id, roll.request.roller, hidden_roll_view(state, roll)
+        )
+    left, scope = rerolls_open(state, roll)
+    side = waiting_side(state, roll)
+    return ShownRoll(
+        session_id=session_id,
+        roll=roll.snapshot(),
+        rerolls_left=left,
+        reroll_scope=scope,
+        view=roll_view(state, roll, viewer),
+        waiting_for=None if side is None else side_name(roll.request, side),
+        turn=None if side is None else Turn(side, rounds_of(roll)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class RollResult:
     """One roll as its viewer may see it, and the events the command appended."""
 
     session_id: str
-    viewer: str
-    viewer_is_gm: bool
-    roll: Roll
-    rerolls_left: int  # for whoever it waits for: of an opposed check, the side on turn
-    reroll_scope: RerollScope
-    view: JsonObject
+    viewer: Viewer
+    roll: SeenRoll
     appended: tuple[RecordedEvent, ...] = ()
     checkpoint: str | None = None  # the signed checkpoint the command produced
-    waiting_for: str | None = None  # an opposed check's side whose turn it is
 
     @classmethod
     def of(
         cls,
         state: SessionState,
         roll_id: int,
-        viewer: str,
+        viewer: Viewer,
         appended: tuple[RecordedEvent, ...],
         checkpoint: str | None = None,
     ) -> RollResult:
         """Snapshot roll ``roll_id`` of ``state`` for ``viewer``."""
-        roll = state.rolls[roll_id]
-        left, scope = rerolls_open(state, roll)
-        side = waiting_side(state, roll)
-        return cls(
-            session_id=state.session_id or "",
-            viewer=viewer,
-            viewer_is_gm=state.is_gm(viewer),
-            roll=roll.snapshot(),
-            rerolls_left=left,
-            reroll_scope=scope,
-            view=roll_view(state, roll, viewer),
-            appended=appended,
-            checkpoint=checkpoint,
-            waiting_for=None if side is None else side_name(roll.request, side),
-        )
+        roll = seen_roll(state, state.rolls[roll_id], viewer)
+        return cls(state.session_id or "", viewer, roll, appended, checkpoint)
+
+    @property
+    def view(self) -> JsonObject:
+        """Return the roll as data, as the viewer may see it."""
+        return self.roll.view
+
+
+@dataclass(frozen=True, slots=True)
+class MemberView:
+    """A member of a session, as anyone in it sees them."""
+
+    name: str
+    role: str  # "gm" or "player"
+    client_seed: str
+
+    @classmethod
+    def of(cls, member: Member) -> MemberView:
+        """Copy a member of the session state."""
+        return cls(member.name, member.role, member.client_seed)
+
+    @property
+    def is_gm(self) -> bool:
+        """Tell whether this member is a GM or co-GM."""
+        return self.role == GM
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +163,7 @@ class MemberResult:
     """A member who joined (or was added to) a session."""
 
     session_id: str
-    member: Member
+    member: MemberView
     appended: tuple[RecordedEvent, ...]
     checkpoint: str | None = None  # the signed checkpoint the command produced
 
@@ -128,17 +204,39 @@ class DisputeResult:
 
 
 @dataclass(frozen=True, slots=True)
-class SessionResult:
-    """A whole session as its viewer may see it."""
+class SessionView:
+    """A whole session as its viewer may see it: each roll shown or hidden, decided once."""
 
-    viewer: str
-    state: SessionState
-    view: JsonObject
+    session_id: str
+    title: str
+    gm: str
+    ended: bool
+    manual_dice_allowed: bool
+    version: int  # the stream version the view was taken at
+    viewer: Viewer
+    viewer_is_gm: bool
+    members: tuple[MemberView, ...]
+    epochs: tuple[Epoch, ...]
+    rolls: tuple[SeenRoll, ...]
+    view: JsonObject  # the session as data (the --json and API shape)
 
     @classmethod
-    def of(cls, state: SessionState, viewer: str) -> SessionResult:
+    def of(cls, state: SessionState, viewer: Viewer) -> SessionView:
         """Snapshot ``state`` for ``viewer``."""
-        return cls(viewer, state.snapshot(), session_view(state, viewer))
+        return cls(
+            session_id=state.session_id or "",
+            title=state.title,
+            gm=state.creator,
+            ended=state.ended,
+            manual_dice_allowed=state.manual_dice_allowed,
+            version=state.version,
+            viewer=viewer,
+            viewer_is_gm=isinstance(viewer, str) and state.is_gm(viewer),
+            members=tuple(MemberView.of(m) for m in state.members.values()),
+            epochs=tuple(replace(e) for e in state.epochs),
+            rolls=tuple(seen_roll(state, roll, viewer) for roll in state.rolls.values()),
+            view=session_view(state, viewer),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.session.text import MAX_LABEL
 
 COMMAND = "dl"
 CHAT_INPUT = 1  # a slash command, as opposed to a context-menu command
 IN_SERVERS = 0  # interaction context: a server's channels (not DMs)
 EXPRESSION_LENGTH = 1000
 TEXT_LENGTH = 500
-LABEL_LENGTH = 80
+LABEL_LENGTH = MAX_LABEL  # the session's own limit on a label
 SOURCES_LENGTH = 400
 
 
@@ -137,6 +138,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("join", "Join this channel's session with an invite code", (
         _text("code", "The invite code from the GM", True, 100),
         _text("name", "Your name in the session (default: your Discord name)", length=100),
+        _text("client_seed", "Your own entropy, mixed into every die you roll", length=500),
     )),
     Subcommand("check", "Make a check against a target or a DC", (
         EXPRESSION, TARGET, DC, *CHECK_OPTIONS,

@@ -129,7 +129,7 @@ class Scene:
 
     def unrevealed_seeds(self) -> list[str]:
         """Return, in hex, every seed of the session not revealed yet (from the vault)."""
-        state = self.api.services.app.session("mira", self.sid).state
+        state = self.api.services.app.session("mira", self.sid)
         vault = SeedVault(self.api.db)
         seeds = [vault.get(self.sid, e.commitment) for e in state.epochs if e.seed is None]
         return [seed.hex() for seed in seeds if seed is not None]

@@ -83,14 +83,14 @@ def test_a_held_session_lock_answers_503_with_retry_after_and_frees_after_releas
 ) -> None:
     api = postgres_api
     table = open_table(api)
-    before = api.services.app.session("mira", table.sid).state.version
+    before = api.services.app.session("mira", table.sid).version
     busy = roll_while_held(api, stranger, table.sid, table.ann)
     assert busy.status_code == 503
     assert busy.headers["content-type"] == "application/problem+json"
     assert busy.json()["type"] == "/problems/session-busy"
     assert busy.headers["retry-after"] == "1"
-    assert api.services.app.session("mira", table.sid).state.version == before
+    assert api.services.app.session("mira", table.sid).version == before
     # Released, the same request rolls: the busy answer changed nothing, key included.
     after = roll(api, table.sid, table.ann)
     assert after.status_code == 201 and "idempotency-replayed" not in after.headers
-    assert api.services.app.session("mira", table.sid).state.version > before
+    assert api.services.app.session("mira", table.sid).version > before

@@ -25,7 +25,7 @@ CHECK: JsonObject = {
 
 
 def events_of(api: Api, table: Table) -> int:
-    return api.services.app.session("mira", table.sid).state.version
+    return api.services.app.session("mira", table.sid).version
 
 
 def test_a_gm_opens_a_session_and_is_shown_the_token_once(api: Api) -> None:

@@ -17,7 +17,7 @@ ROLL: dict[str, object] = {"kind": "roll", "expression": "1d6"}
 
 
 def events_of(api: Api, table: Table) -> int:
-    return api.services.app.session("mira", table.sid).state.version
+    return api.services.app.session("mira", table.sid).version
 
 
 def assert_refused(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Iterator
 
 from diceledger.domain.dice.sources import SeededSource
 from tests.cli.conftest import Ledger
@@ -351,3 +353,57 @@ def test_r11_auto_rerolls_with_seeded_dice_keep_the_nonces_gapless(
     assert sorted({d["nonce"] for d in auto["dice"]}) == list(range(1, len(rerolls) + 2))
     after = ledger.data("bob", "roll", table, "1d4")
     assert after["dice"][0]["nonce"] == len(rerolls) + 2
+
+
+# What a player may learn of a hidden blind roll in any output: that it exists, who
+# rolled, and where it sits in the log (as the API's authorization matrix allows).
+HIDDEN_ROLL_KEYS = frozenset(
+    {"session_id", "roll_id", "roller", "blind", "status"}
+    | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
+)
+
+
+def _rolls_of(document: object, roll_id: int) -> Iterator[dict[str, object]]:
+    """Yield every object of a JSON document that stands for roll ``roll_id``."""
+    if isinstance(document, dict):
+        if document.get("roll_id") == roll_id:
+            yield document
+        for value in document.values():
+            yield from _rolls_of(value, roll_id)
+    elif isinstance(document, list):
+        for value in document:
+            yield from _rolls_of(value, roll_id)
+
+
+def test_no_output_of_the_cli_gives_a_player_a_hidden_rolls_details(
+    ledger: Ledger, table: str
+) -> None:
+    secrets = ("ambush at dawn", "orc chieftain")
+    ledger.ok(
+        "gm", "check", table, "1d20+3", "--target", "15", "--blind", "--faces", "16",
+        "--for", secrets[1], "--label", secrets[0],
+    )  # fmt: skip
+    ledger.ok("ann", "roll", table, "1d6", "--faces", "2")
+    human = [
+        ledger.ok("ann", "session", "show", table),
+        ledger.ok("ann", "replay", table),
+        ledger.ok("ann", "replay", table, "--until-position", "100"),
+        ledger.ok("ann", "stats", "--session", table),
+    ]
+    lines = [
+        *ledger.ok("ann", "replay", table, "--json").splitlines(),
+        *ledger.ok("ann", "replay", table, "--until-position", "100", "--json").splitlines(),
+    ]
+    documents = [
+        ledger.data("ann", "session", "show", table),
+        ledger.data("ann", "stats", "--session", table, "--format", "json"),
+        *(json.loads(line) for line in lines),
+    ]
+    texts = human + [json.dumps(document) for document in documents]
+    assert not [(secret, text) for secret in secrets for text in texts if secret in text]
+    seen = [roll for document in documents for roll in _rolls_of(document, 1)]
+    assert seen and all(set(roll) <= HIDDEN_ROLL_KEYS for roll in seen)
+    assert "#1: the GM rolled blind" in human[0]
+    # The GM sees it whole, in the same outputs.
+    assert secrets[0] in ledger.ok("gm", "session", "show", table)
+    assert ledger.data("gm", "session", "show", table)["rolls"][0]["total"] == 19

@@ -18,9 +18,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide
+from diceledger.infra.app.results import ShownRoll
 from diceledger.infra.bootstrap import in_memory
 from diceledger.web.discord.buttons import parse_custom_id
-from diceledger.web.discord.rolls import Links, ShownRoll, roll_message
+from diceledger.web.discord.rolls import Links, roll_message
 from tests.discord.conftest import (
     ANN,
     BOB,
@@ -245,8 +246,8 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
     app.request_roll("ann", sid, command)
     app.accept("ann", sid, 1)
     result = app.accept("bob", sid, 1, faces=(4, 9))  # 12 against 12: a fresh round
-    shown = ShownRoll(sid, result.roll, result.rerolls_left, "effect", result.waiting_for)
-    message = roll_message(shown, LINKS)
+    assert isinstance(result.roll, ShownRoll)
+    message = roll_message(result.roll, LINKS)
     lines = message.content.split("\n")
     assert lines[2:5] == [
         "round 1: ann 1d20 (10) + 2 = 12 · bob 1d20 (11) + 1 = 12 · tie",

@@ -155,6 +155,34 @@ def test_a_blind_roll_shows_its_dice_only_to_the_gm(
     assert "ambush" not in history
 
 
+def test_the_channel_never_sees_a_hidden_rolls_dice_even_when_the_gm_asks(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    discord_table.discord.run(
+        MIRA, "blind", expression="1d20+2", kind="check", target=12, label="ambush"
+    )
+    for user in (MIRA, ANN):
+        history = discord_table.discord.run(user, "history")
+        assert "flags" not in history["data"]  # the answer is posted in the channel
+        text = content(history)
+        assert "**#1** · the GM rolled blind" in text
+        assert "ambush" not in text and "1d20" not in text
+
+
+def test_a_players_dice_mix_their_own_client_seed_and_no_salt_the_face_chose(
+    discord_table: DiscordTable,
+) -> None:
+    started = discord_table.discord.run(MIRA, "start", title="Tomb of Ash")
+    session_id = discord_table.session_of(started)
+    code = invite_code(discord_table)
+    discord_table.discord.run(ANN, "join", code=code, client_seed="ann's lucky words")
+    discord_table.discord.run(ANN, "roll", expression="1d20")
+    records = discord_table.store.read_stream(session_id)
+    requested = next(r for r in records if r.event_type == "RollRequested")
+    assert requested.data["client_seed"] == "ann's lucky words"
+    assert requested.data["salt"] == ""
+
+
 def test_a_player_cannot_roll_blind(discord_table: DiscordTable, seated: str) -> None:
     before = discord_table.events()
     answer = discord_table.discord.run(ANN, "blind", expression="1d20")

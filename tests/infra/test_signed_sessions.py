@@ -71,7 +71,7 @@ class Signed:
             engine.dispose()
 
     def version(self, session_id: str) -> int:
-        return self.app.session("gm", session_id).state.version
+        return self.app.session("gm", session_id).version
 
 
 @pytest.fixture(

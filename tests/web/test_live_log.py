@@ -130,7 +130,7 @@ def test_the_log_follows_the_event_stream_and_resumes_after_the_last_event_seen(
         roll_six(url, session_id, 2)
         gm.wait_roll(1, "1d6n (2) = 2")
         assert stand_in.last_event_ids == [None]  # one stream, no polling fallback
-        seen = server.services.app.session("mira", session_id).state.version
+        seen = server.services.app.session("mira", session_id).version
         stand_in.drop.set()
         gm.until(lambda: len(stand_in.last_event_ids) == 2, "a reconnection")
         assert stand_in.last_event_ids[1] == str(seen)

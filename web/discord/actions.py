@@ -13,18 +13,19 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from diceledger.domain.dice.request import RollKind
-from diceledger.domain.errors import CommandRefusedError, InvalidInputError
+from diceledger.domain.errors import CommandRefusedError, InvalidInputError, TurnPassedError
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.visibility import EVERYONE
 from diceledger.infra.app.access import DEFAULT_INVITE_TTL
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.discord import DiscordTables, Seat
 from diceledger.infra.app.odds import odds_of
-from diceledger.infra.app.results import RollResult
+from diceledger.infra.app.results import HiddenRoll, RollResult
 from diceledger.web.discord import options, texts
-from diceledger.web.discord.buttons import Pressed, parse_custom_id, turn_of
+from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Message, Reply
-from diceledger.web.discord.rolls import Links, ShownRoll, blind_notice, roll_message
+from diceledger.web.discord.rolls import Links, blind_notice, roll_message
 
 DEFAULT_HISTORY = 5
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
@@ -74,7 +75,11 @@ class TableActions:
         """Make the Discord user a member of the channel's session, by invite."""
         code = interaction.text("code") or ""
         seat = self._tables.join(
-            interaction.channel_id, interaction.user, code, interaction.text("name")
+            interaction.channel_id,
+            interaction.user,
+            code,
+            interaction.text("name"),
+            interaction.text("client_seed") or "",
         )
         return Reply(Message(texts.joined_text(seat)))
 
@@ -82,7 +87,7 @@ class TableActions:
         """End the session (GM); its seed is revealed."""
         seat = self._seat(interaction)
         ended = self._app.end_session(seat.member, seat.session_id)
-        return Reply(Message(texts.ended_text(seat.session_id, ended.last_epoch, self._links)))
+        return Reply(Message(texts.ended_text(ended, self._links)))
 
     # -- rolls -------------------------------------------------------------------------------
 
@@ -100,7 +105,7 @@ class TableActions:
 
     def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, seat, kind)
+        command = options.roll_request(interaction, kind)
         return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
 
     def opposed(self, interaction: Interaction) -> Reply:
@@ -117,7 +122,7 @@ class TableActions:
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, seat, options.blind_kind(interaction), True)
+        command = options.roll_request(interaction, options.blind_kind(interaction), True)
         return self._blind(self._app.request_roll(seat.member, seat.session_id, command))
 
     def reveal(self, interaction: Interaction) -> Reply:
@@ -142,13 +147,20 @@ class TableActions:
         pressed = parse_custom_id(interaction.custom_id)
         user_id = interaction.user.user_id
         seat = self._tables.seat_in(pressed.session_id, interaction.channel_id, user_id)
-        if pressed.turn is not None:
-            self._require_turn(seat, pressed)
-        if pressed.die is not None:
-            command = cmd.Reroll(pressed.roll_id, (pressed.die,))
-            result = self._app.reroll(seat.member, seat.session_id, command)
-        else:
-            result = self._app.accept(seat.member, seat.session_id, pressed.roll_id)
+        try:
+            if pressed.die is not None:
+                command = cmd.Reroll(pressed.roll_id, (pressed.die,), turn=pressed.turn)
+                result = self._app.reroll(seat.member, seat.session_id, command)
+            else:
+                turn = pressed.turn
+                result = self._app.accept(seat.member, seat.session_id, pressed.roll_id, None, turn)
+        except TurnPassedError:
+            # The turn is checked where the command is decided, under the session's lock:
+            # of two clicks on one turn's button, only the first takes it.
+            raise CommandRefusedError(
+                f"roll {pressed.roll_id} has moved on since this button was shown; "
+                "use the buttons it shows now"
+            ) from None
         return Reply(self._shown(result), update=True)  # the message keeps who may see it
 
     # -- reads -------------------------------------------------------------------------------
@@ -160,9 +172,10 @@ class TableActions:
     def history(self, interaction: Interaction) -> Reply:
         """Show the last rolls of the channel's session, as the channel may see them."""
         seat = self._seat(interaction)
-        state = self._app.session(seat.member, seat.session_id).state
+        # The answer is posted in the channel: its rolls as every member may see them.
+        session = self._app.session(EVERYONE, seat.session_id)
         count = interaction.number("n") or DEFAULT_HISTORY
-        last = list(state.rolls.values())[-count:]
+        last = session.rolls[-count:]
         return Reply(Message(texts.history_text(seat.session_id, last, self._links)))
 
     def stats(self, interaction: Interaction) -> Reply:
@@ -178,33 +191,14 @@ class TableActions:
         return self._tables.seat(interaction.channel_id, interaction.user.user_id)
 
     def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
-        shown = ShownRoll(
-            result.session_id,
-            result.roll,
-            result.rerolls_left,
-            result.reroll_scope.value,
-            result.waiting_for,
-        )
-        return roll_message(shown, self._links, ephemeral)
+        seen = result.roll
+        if isinstance(seen, HiddenRoll):
+            return Message(blind_notice(seen.roll_id), ephemeral=ephemeral)
+        return roll_message(seen, self._links, ephemeral)
 
     def _blind(self, result: RollResult) -> Reply:
         notice = Message(blind_notice(result.roll.roll_id))
         return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
-
-    def _require_turn(self, seat: Seat, pressed: Pressed) -> None:
-        """Refuse a button of an opposed check whose turn has passed.
-
-        The application rerolls or accepts for whichever side is on turn now; obeying a
-        button shown for an earlier turn would act on another side's or round's dice. (Two
-        clicks at the same instant may still both pass this look; each is then decided
-        by the application on its own.)
-        """
-        now = self._app.roll(seat.member, seat.session_id, pressed.roll_id)
-        if turn_of(now.roll, now.waiting_for) != pressed.turn:
-            raise CommandRefusedError(
-                f"roll {pressed.roll_id} has moved on since this button was shown; "
-                "use the buttons it shows now"
-            )
 
 
 # Each subcommand of `/dl` and the action that answers it.

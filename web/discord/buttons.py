@@ -5,7 +5,9 @@ A single roll's buttons read ``dl:reroll:{session}:{roll}:{die}`` and
 were shown for. The application rerolls or accepts for whichever side's turn it is (die
 indexes count within that side and round), so a button whose turn has passed must be
 refused rather than obeyed: a GM who decides both sides, or a click that lands after a
-tie, would otherwise act on the other side's dice or the next round's.
+tie, would otherwise act on the other side's dice or the next round's. The turn travels
+in the reroll or accept command and is checked where the command is decided, under the
+session's lock, so two clicks on one turn cannot both take it.
 """
 
 from __future__ import annotations
@@ -13,20 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diceledger.domain.errors import NotFoundError
-from diceledger.domain.session.rolls import rounds_of
-from diceledger.domain.session.state import Roll
+from diceledger.domain.session.commands import Turn
 
 REROLL_PREFIX = "dl:reroll"
 ACCEPT_PREFIX = "dl:accept"
 ID_DIGITS = 16  # a roll number, a die index or a round in a button's custom id
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One side's turn in one round of an opposed check (side 0 is the request's)."""
-
-    side: int
-    round: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +60,3 @@ def parse_custom_id(custom_id: str) -> Pressed:
         turn = Turn(side, round_)
     die = values[1] if kind == REROLL_PREFIX else None
     return Pressed(parts[2], values[0], die, turn)
-
-
-def turn_of(roll: Roll, waiting_for: str | None) -> Turn | None:
-    """Return the turn an opposed check waits for, given the side's name; None if none."""
-    request = roll.request
-    if request.opponent is None or waiting_for is None or roll.resolution is not None:
-        return None
-    side = 0 if waiting_for == request.side.name else 1  # the two sides' names differ
-    return Turn(side, rounds_of(roll))

@@ -11,9 +11,9 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.text import MAX_LABEL
 from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import OddsQuery, Side
-from diceledger.infra.discord.commands import LABEL_LENGTH
 from diceledger.web.discord.payload import Interaction
 
 MAX_SOURCES = 20
@@ -44,8 +44,8 @@ def _label(text: str) -> str | None:
     label = text.strip()
     if not label:
         return None
-    if len(label) > LABEL_LENGTH or not label.isprintable():
-        raise InvalidInputError(f"a label has 1 to {LABEL_LENGTH} printable characters")
+    if len(label) > MAX_LABEL or not label.isprintable():
+        raise InvalidInputError(f"a label has 1 to {MAX_LABEL} printable characters")
     return label
 
 
@@ -65,15 +65,7 @@ def target(interaction: Interaction, required: bool) -> Target | None:
     return None if value is None else Target(value)
 
 
-def _salt(interaction: Interaction, seat: Seat) -> str:
-    # A player's dice mix in the interaction id: Discord chose it after the seed was
-    # committed, so nobody who knows the seed chose it (a GM's roll takes none, as on the CLI).
-    return "" if seat.is_gm else f"discord:{interaction.interaction_id}"
-
-
-def roll_request(
-    interaction: Interaction, seat: Seat, kind: RollKind, blind: bool = False
-) -> cmd.RequestRoll:
+def roll_request(interaction: Interaction, kind: RollKind, blind: bool = False) -> cmd.RequestRoll:
     """Return the roll, check or save the options ask for."""
     is_check = kind in (RollKind.CHECK, RollKind.SAVE)
     return cmd.RequestRoll(
@@ -91,7 +83,6 @@ def roll_request(
         blind=blind,
         on_behalf_of=interaction.text("for"),
         label=_label(interaction.text("label") or ""),
-        salt=_salt(interaction, seat),
     )
 
 
@@ -142,7 +133,6 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         blind=interaction.flag("blind"),
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
-        salt=_salt(interaction, seat),
     )
 
 

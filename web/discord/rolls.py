@@ -18,8 +18,8 @@ from diceledger.domain.dice.engine import Die, RollState
 from diceledger.domain.dice.render import render_roll
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds, replay_side, replay_state
-from diceledger.domain.session.state import AWAITING, Roll
-from diceledger.web.discord.buttons import Pressed, turn_of
+from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
+from diceledger.web.discord.buttons import Pressed
 from diceledger.web.discord.markdown import (
     ELLIPSIS,
     clip,
@@ -74,26 +74,15 @@ class Links:
         return f"[roll #{roll_id} on the table](<{page}>) · [receipt](<{receipt}>)"
 
 
-@dataclass(frozen=True, slots=True)
-class ShownRoll:
-    """A roll to show, with the rerolls left to whoever it waits for, and their scope."""
-
-    session_id: str
-    roll: Roll
-    rerolls_left: int
-    scope: str
-    waiting_for: str | None = None  # an opposed check's side whose turn it is, by name
-
-
 def roll_message(shown: ShownRoll, links: Links, ephemeral: bool = False) -> Message:
     """Return the message of a roll: heading, sources, dice, outcome, links, buttons."""
     roll = shown.roll
-    before = [line for line in (_heading(roll), _sources(roll.request)) if line]
+    before = [line for line in (_heading(shown), _sources(roll.request)) if line]
     after = [
         line for line in (_outcome(shown), links.roll_line(shown.session_id, roll.roll_id)) if line
     ]
     room = MAX_CONTENT - sum(len(line) + 1 for line in before + after)
-    content = "\n".join(before + _dice_lines(roll, room) + after)
+    content = "\n".join(before + _dice_lines(shown, room) + after)
     return Message(content, _buttons(shown), ephemeral)
 
 
@@ -102,17 +91,18 @@ def blind_notice(roll_id: int) -> str:
     return f"**#{roll_id}** · the GM rolled blind"
 
 
-def roll_summary(roll: Roll, budget: int) -> str:
-    """Return one line of a roll for a list, as the channel sees it, within ``budget``."""
-    if roll.hidden:
-        return blind_notice(roll.roll_id)
+def roll_summary(seen: SeenRoll, budget: int) -> str:
+    """Return one line of a roll for a list, as its viewer may see it, within ``budget``."""
+    if isinstance(seen, HiddenRoll):
+        return blind_notice(seen.roll_id)
+    roll = seen.roll
     request = roll.request
     head = f"**#{roll.roll_id}** {_who(request)} {request.kind}"
     if request.label:
         head += f" ({escape(clip(request.label, TEXT))})"
     if request.opponent is not None:
-        return clip(f"{head}: {_opposed_summary(roll)}", budget)
-    tail = _verdict_tail(roll)
+        return clip(f"{head}: {_opposed_summary(seen)}", budget)
+    tail = _verdict_tail(seen)
     room = budget - len(head) - len(": ") - len(tail)
     return f"{head}: {finish(_single_line(replay_state(roll), room))}{tail}"
 
@@ -127,7 +117,8 @@ def _who(request: ev.RollRequested) -> str:
     return who
 
 
-def _heading(roll: Roll) -> str:
+def _heading(shown: ShownRoll) -> str:
+    roll = shown.roll
     request = roll.request
     parts = [f"**#{roll.roll_id}**", _who(request), request.kind]
     if request.opponent is not None:
@@ -188,15 +179,15 @@ def _outcome(shown: ShownRoll) -> str:
     resolution = roll.resolution
     if roll.voided:
         verdict = "**void**: a GM voided it after a dispute"
-    elif roll.status == AWAITING and shown.waiting_for is not None:
+    elif shown.awaiting and shown.waiting_for is not None:
         verdict = (
             f"awaiting **{escape(clip(shown.waiting_for, NAME))}**'s rerolls: "
-            f"{shown.rerolls_left} left ({shown.scope}); pick one of their dice to reroll, "
-            "or accept"
+            f"{shown.rerolls_left} left ({shown.reroll_scope.value}); pick one of their dice "
+            "to reroll, or accept"
         )
-    elif roll.status == AWAITING:
+    elif shown.awaiting:
         verdict = (
-            f"awaiting rerolls: {shown.rerolls_left} left ({shown.scope}); "
+            f"awaiting rerolls: {shown.rerolls_left} left ({shown.reroll_scope.value}); "
             "pick a die to reroll, or accept"
         )
     elif isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
@@ -214,7 +205,8 @@ def _outcome(shown: ShownRoll) -> str:
     return verdict
 
 
-def _dice_lines(roll: Roll, room: int) -> list[str]:
+def _dice_lines(shown_roll: ShownRoll, room: int) -> list[str]:
+    roll = shown_roll.roll
     request = roll.request
     if request.opponent is None:
         return [finish(_single_line(replay_state(roll), room))]
@@ -246,17 +238,19 @@ def _single_line(state: RollState, room: int) -> str:
     return shorten(dice, max(room - len(ending), len(ELLIPSIS))) + ending
 
 
-def _verdict_tail(roll: Roll) -> str:
+def _verdict_tail(shown: ShownRoll) -> str:
+    roll = shown.roll
     resolution = roll.resolution
     tail = ""
-    if roll.status == AWAITING:
+    if shown.awaiting:
         tail = " (awaiting rerolls)"
     elif isinstance(resolution, ev.CheckResolved) and resolution.success is not None:
         tail = f" vs {resolution.target}: " + ("success" if resolution.success else "failure")
     return tail + (" (void)" if roll.voided else "")
 
 
-def _opposed_summary(roll: Roll) -> str:
+def _opposed_summary(shown: ShownRoll) -> str:
+    roll = shown.roll
     request, resolution = roll.request, roll.resolution
     assert request.opponent is not None
     first, second = replay_rounds(roll)[-1]
@@ -266,7 +260,7 @@ def _opposed_summary(roll: Roll) -> str:
     )
     if isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
         text += f": {escape(clip(resolution.winner, NAME))} wins"
-    elif roll.status == AWAITING:
+    elif shown.awaiting:
         text += " (awaiting rerolls)"
     return text
 
@@ -276,12 +270,12 @@ def _opposed_summary(roll: Roll) -> str:
 
 def _buttons(shown: ShownRoll) -> tuple[tuple[Button, ...], ...]:
     roll = shown.roll
-    if roll.status != AWAITING:
+    if not shown.awaiting:
         return ()
     if roll.request.opponent is None:
         accept, owner, state = Pressed(shown.session_id, roll.roll_id), "", replay_state(roll)
     else:
-        turn = turn_of(roll, shown.waiting_for)
+        turn = shown.turn
         if turn is None or shown.waiting_for is None:
             return ()
         accept = Pressed(shown.session_id, roll.roll_id, turn=turn)

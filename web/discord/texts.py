@@ -11,11 +11,15 @@ from fractions import Fraction
 
 from diceledger.domain.json import JsonValue
 from diceledger.domain.projections.report import PlayerReport
-from diceledger.domain.session.state import Epoch, Roll
 from diceledger.infra.app.access import Invite
 from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import SingleOdds, VersusOdds, describe
-from diceledger.infra.app.results import DisputeResult, SessionStartedResult
+from diceledger.infra.app.results import (
+    DisputeResult,
+    SeenRoll,
+    SessionEndResult,
+    SessionStartedResult,
+)
 from diceledger.web.discord.markdown import clip, escape
 from diceledger.web.discord.replies import MAX_CONTENT
 from diceledger.web.discord.rolls import Links, roll_summary
@@ -64,8 +68,9 @@ def dispute_text(result: DisputeResult) -> str:
     )
 
 
-def ended_text(session_id: str, epoch: Epoch, links: Links) -> str:
+def ended_text(ended: SessionEndResult, links: Links) -> str:
     """Return the channel's news of the end, with the seed anyone can now check."""
+    session_id, epoch = ended.session_id, ended.last_epoch
     return (
         f"Session `{session_id}` has ended. Seed of epoch {epoch.number}, now revealed:\n"
         f"`{epoch.seed}`\n"
@@ -74,7 +79,7 @@ def ended_text(session_id: str, epoch: Epoch, links: Links) -> str:
     )
 
 
-def history_text(session_id: str, rolls: Sequence[Roll], links: Links) -> str:
+def history_text(session_id: str, rolls: Sequence[SeenRoll], links: Links) -> str:
     """Return the last rolls, one line each, as the channel may see them."""
     if not rolls:
         return f"No rolls yet in session `{session_id}`."

@@ -64,7 +64,7 @@ def open_session(request: Request, fields: Fields, web: Services) -> Response:
 
 
 def _session_title(web: WebServices, session_id: str) -> str:
-    return web.app.session("", session_id).state.title
+    return web.app.title(session_id)
 
 
 @router.get("/join/{code}")

@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.feed import Feed, FeedItem
 from diceledger.domain.projections.logged import Logged
-from diceledger.domain.projections.timeline import BLIND, hidden_from, timeline
+from diceledger.domain.projections.timeline import BLIND, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.views import roll_view
+from diceledger.domain.session.visibility import hidden_from
 from tests.domain.projections.script import Script
 from tests.domain.projections.test_timeline import played
 

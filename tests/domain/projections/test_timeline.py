@@ -7,9 +7,10 @@ from datetime import timedelta
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.projections.logged import state_as_of, until
 from diceledger.domain.projections.summary import standing
-from diceledger.domain.projections.timeline import HIDDEN_EVENT, hidden_from, timeline
+from diceledger.domain.projections.timeline import HIDDEN_EVENT, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.visibility import hidden_from
 from tests.documents import array_at, at
 from tests.domain.projections.script import START, Script
 
