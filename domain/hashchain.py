@@ -80,8 +80,19 @@ def _check(value: Any) -> None:
     when one is raised. Subclasses (a StrEnum, a tuple, a Mapping) are allowed: the encoder
     writes them as their plain values.
     """
-    kind = type(value)
-    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            try:
+                _check(item)
+            except _Refusal as refusal:
+                refusal.path.append(f"[{index}]")
+                raise
+    elif isinstance(value, dict) or (not isinstance(value, str) and isinstance(value, Mapping)):
         for key, item in value.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 _check_key(key)
@@ -95,25 +106,13 @@ def _check(value: Any) -> None:
             except _Refusal as refusal:
                 refusal.path.append(f".{key}")
                 raise
-    elif kind is list or kind is tuple:
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
-                continue
-            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                continue
-            try:
-                _check(item)
-            except _Refusal as refusal:
-                refusal.path.append(f"[{index}]")
-                raise
     elif value is None or isinstance(value, str | bool):
         return
     elif isinstance(value, int):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise _Refusal("integer out of the safe range")
     else:
-        raise _Refusal(f"a value of type {kind.__name__}")
+        raise _Refusal(f"a value of type {type(value).__name__}")
 
 
 def _check_key(key: object) -> None:
