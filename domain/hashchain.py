@@ -80,19 +80,8 @@ def _check(value: Any) -> None:
     when one is raised. Subclasses (a StrEnum, a tuple, a Mapping) are allowed: the encoder
     writes them as their plain values.
     """
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
-                continue
-            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                continue
-            try:
-                _check(item)
-            except _Refusal as refusal:
-                refusal.path.append(f"[{index}]")
-                raise
-    elif isinstance(value, dict) or (not isinstance(value, str) and isinstance(value, Mapping)):
+    kind = type(value)
+    if kind is dict:
         for key, item in value.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 _check_key(key)
@@ -106,13 +95,29 @@ def _check(value: Any) -> None:
             except _Refusal as refusal:
                 refusal.path.append(f".{key}")
                 raise
+    elif kind is list:
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            try:
+                _check(item)
+            except _Refusal as refusal:
+                refusal.path.append(f"[{index}]")
+                raise
     elif value is None or isinstance(value, str | bool):
         return
     elif isinstance(value, int):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise _Refusal("integer out of the safe range")
+    elif isinstance(value, list | tuple):
+        _check(list(value))  # walked as the list the encoder writes
+    elif isinstance(value, Mapping):
+        _check(dict(value))
     else:
-        raise _Refusal(f"a value of type {type(value).__name__}")
+        raise _Refusal(f"a value of type {kind.__name__}")
 
 
 def _check_key(key: object) -> None:
@@ -151,39 +156,63 @@ def event_hash(
     prev_hash: str,
 ) -> str:
     """Compute an event's chain hash from its fields and its predecessor's hash."""
-    draft = RecordedEvent(
-        0,
-        event_id,
-        stream_id,
-        stream_version,
-        event_type,
-        schema_version,
-        dict(data),
-        dict(meta),
-        recorded_at,
-        prev_hash,
-        "",
+    return record_object_hash(
+        chain_object(
+            event_id,
+            stream_id,
+            stream_version,
+            event_type,
+            schema_version,
+            data,
+            meta,
+            recorded_at,
+            prev_hash,
+        )
     )
-    return record_hash(draft)
 
 
 def record_object_hash(record: Mapping[str, Any]) -> str:
-    """Hash the object an event's hash covers (see ``chain_record``)."""
+    """Hash the object an event's hash covers (see ``chain_object``)."""
     return hashlib.sha256(LEAF_PREFIX + canonical_json(record)).hexdigest()
 
 
 def chain_record(record: RecordedEvent) -> dict[str, Any]:
+    """Return the JSON object a recorded event's hash covers."""
+    return chain_object(
+        record.event_id,
+        record.stream_id,
+        record.stream_version,
+        record.event_type,
+        record.schema_version,
+        record.data,
+        record.meta,
+        record.recorded_at,
+        record.prev_hash,
+    )
+
+
+def chain_object(
+    event_id: str,
+    stream_id: str,
+    stream_version: int,
+    event_type: str,
+    schema_version: int,
+    data: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    recorded_at: datetime,
+    prev_hash: str,
+) -> dict[str, Any]:
     """Return the JSON object an event's hash covers: every field but position and hash."""
     return {
-        "event_id": record.event_id,
-        "stream_id": record.stream_id,
-        "stream_version": record.stream_version,
-        "event_type": record.event_type,
-        "schema_version": record.schema_version,
-        "data": record.data,
-        "meta": record.meta,
-        "recorded_at": format_timestamp(record.recorded_at),
-        "prev_hash": record.prev_hash,
+        "event_id": event_id,
+        "stream_id": stream_id,
+        "stream_version": stream_version,
+        "event_type": event_type,
+        "schema_version": schema_version,
+        "data": data,
+        "meta": meta,
+        "recorded_at": format_timestamp(recorded_at),
+        "prev_hash": prev_hash,
     }
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from diceledger.domain.errors import InvalidInputError
-from diceledger.domain.hashchain import ChainHead, record_hash
+from diceledger.domain.hashchain import ChainHead, chain_object, record_object_hash
 from diceledger.domain.records import NewEvent, RecordedEvent
 
 # The widths the SQL schema declares. PostgreSQL enforces them and SQLite does not, so
@@ -93,21 +93,35 @@ def seal(
     for event in events:
         version += 1
         data, meta = dict(event.data), dict(event.meta)
-        draft = RecordedEvent(
-            0,
-            event.event_id,
-            stream_id,
-            version,
-            event.event_type,
-            event.schema_version,
-            data,
-            meta,
-            moment,
-            prev_hash,
-            "",
+        digest = record_object_hash(
+            chain_object(
+                event.event_id,
+                stream_id,
+                version,
+                event.event_type,
+                event.schema_version,
+                data,
+                meta,
+                moment,
+                prev_hash,
+            )
         )
-        prev_hash = record_hash(draft)
-        sealed.append(_with(draft, 0, prev_hash))
+        sealed.append(
+            RecordedEvent(
+                0,
+                event.event_id,
+                stream_id,
+                version,
+                event.event_type,
+                event.schema_version,
+                data,
+                meta,
+                moment,
+                prev_hash,
+                digest,
+            )
+        )
+        prev_hash = digest
     return sealed
 
 
