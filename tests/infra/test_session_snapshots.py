@@ -67,7 +67,7 @@ def test_a_snapshot_and_the_events_after_it_fold_to_the_replayed_state(
     at = int(cut * len(records))
     text = encode(replay((r.stream_version, from_record(r)) for r in records[:at]))
     restored = decode_state(text)
-    assert encode(restored) == text  # rolls not read yet are written back as they were
+    assert encode(restored) == text  # read back whole, it writes the same text again
     for record in records[at:]:
         evolve(restored, record.stream_version, from_record(record))
     whole = replayed(store, session_id)
