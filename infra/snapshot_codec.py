@@ -22,6 +22,7 @@ from functools import cache
 from typing import Annotated, TypeVar
 
 import msgspec
+import msgspec.inspect
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import events as ev
@@ -92,13 +93,13 @@ _EVENT_DECODERS = {
 def shapes() -> str:
     """Return a digest of the shapes a snapshot is written in: its own and every event's.
 
-    msgspec's schema of each type names its fields, their types and defaults, so a
-    snapshot is read only by code whose shapes are exactly these.
+    msgspec's description of each type names its fields, their types and defaults (and
+    of the records and state types inside them), so a snapshot is read only by code whose
+    shapes are exactly these. Its text is a third of the cost of a JSON Schema's.
     """
-    types = [_Snapshot, *ev.EVENT_TYPES.values()]
-    (_, components) = msgspec.json.schema_components(types)
-    text = msgspec.json.encode(components, order="sorted")
-    return hashlib.sha256(text).hexdigest()[:32]
+    described = msgspec.inspect.multi_type_info([_Snapshot, *ev.EVENT_TYPES.values()])
+    versions = sorted((name, cls.schema_version) for name, cls in ev.EVENT_TYPES.items())
+    return hashlib.sha256(repr((described, versions)).encode()).hexdigest()[:32]
 
 
 def encode(state: SessionState) -> str:
