@@ -12,11 +12,12 @@ mirror and then built as the domain's dataclass, both steps in msgspec's C code.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
 from typing import Any
 
 import msgspec
@@ -211,7 +212,7 @@ def _checked(hint: Any) -> Any:
     """Return the type data is checked against: a record as a struct with no unknown key."""
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
-        return typing.Union[tuple(_checked(option) for option in typing.get_args(hint))]  # noqa: UP007
+        return reduce(operator.or_, map(_checked, typing.get_args(hint)))
     if origin is tuple:
         return tuple[_checked(typing.get_args(hint)[0]), ...]  # type: ignore[misc]
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
