@@ -6,9 +6,11 @@ prefix is the leaf prefix of RFC 9162 (Merkle trees can be built over the same l
 
 Canonical JSON is RFC 8785 restricted to the values events hold: str, int (within the
 exactly representable range +-(2**53 - 1)), bool, None, lists and objects whose keys are
-str inside the Basic Multilingual Plane. For those values ``json.dumps`` with sorted keys,
-no spaces and ``ensure_ascii=False`` produces the RFC 8785 bytes, several times faster than
-a general implementation; anything else (floats, lone surrogates, other types) is refused.
+str inside the Basic Multilingual Plane. For those values the standard library's encoder
+with sorted keys, no spaces and ``ensure_ascii=False`` produces the RFC 8785 bytes (the
+tests hold it to the ``rfc8785`` package); anything else (floats, lone surrogates, other
+types) is refused by one walk before encoding. It is the one canonical encoder: sealing,
+verification, receipts and schema fingerprints all hash through ``canonical_json``.
 
 ``recorded_at`` enters the record as ISO 8601 UTC with exactly six fractional digits and a
 ``Z``: ``2026-11-29T19:40:33.000000Z``.
@@ -21,7 +23,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from functools import lru_cache
 from typing import Any
 
 from diceledger.domain.errors import InvalidInputError
@@ -31,52 +33,22 @@ GENESIS_HASH = "0" * 64
 LEAF_PREFIX = b"\x00"
 MAX_SAFE_INTEGER = 2**53 - 1
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-# A str as JSON text with ensure_ascii=False: the C encoder json.dumps itself uses.
-_json_string: Callable[[str], str] = encode_basestring
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _c_encoder() -> Callable[[Any], str]:
-    """Return json.dumps(sort_keys, compact, ensure_ascii=False), its C encoder built once.
-
-    json.dumps builds an encoder object on every call, a third of its time on an event's
-    data. No circular-reference markers: canonical_text walks a value before encoding it,
-    and the walk never finishes on a cycle.
-    """
-    if c_make_encoder is None:  # a Python without the C accelerator
-        return _dumps
-
-    def refuse(value: Any) -> Any:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-    chunks = c_make_encoder(None, refuse, encode_basestring, None, ":", ",", True, False, True)
-    return lambda value: "".join(chunks(value, 0))
-
-
-_encode = _c_encoder()
+# Built once: json.dumps would build an encoder on every call. No circular-reference
+# markers: _check walks the value first, and the walk never finishes on a cycle.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
+)
 
 
 def canonical_json(value: Any) -> bytes:
     """Serialise a JSON value to its RFC 8785 bytes; refuse values outside the event subset."""
-    return _utf8(canonical_text(value))
-
-
-def canonical_text(value: Any, path: str = "$") -> str:
-    """Return the text of ``canonical_json``; a lone surrogate is refused only on encoding.
-
-    ``path`` names the value in a refusal (``$.data`` when it is an event's data).
-    """
-    if not _plainly_canonical(value):
-        _check_json_value(value, path)  # the exact walk: raises with a path, or allows subclasses
-    return _encode(value)
-
-
-def _utf8(text: str) -> bytes:
     try:
-        return text.encode("utf-8")
+        _check(value)
+    except _Refusal as refusal:
+        where = "$" + "".join(reversed(refusal.path))
+        raise InvalidInputError(f"not canonical JSON: {refusal.reason} at {where}") from None
+    try:
+        return _ENCODER.encode(value).encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInputError("not canonical JSON: a string holds a lone surrogate") from None
 
@@ -91,73 +63,73 @@ def plain_json_copy(value: Any) -> Any:
     return value
 
 
-def _plainly_canonical(value: Any) -> bool:
-    """Tell quickly whether a value holds only exact JSON types within range (the hot path)."""
+class _Refusal(Exception):
+    """A value canonical JSON cannot hold; each container it is inside adds its step."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str] = []  # innermost step first
+
+
+def _check(value: Any) -> None:
+    """Refuse a value canonical JSON cannot hold.
+
+    Exact types are tested first, and a container's leaves without a call: most values of
+    an event are leaves. The path of a refusal (``$.data.dice[0]``) is put together only
+    when one is raised. Subclasses (a StrEnum, a tuple, a Mapping) are allowed: the encoder
+    writes them as their plain values.
+    """
     kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return True
-    if kind is int:
-        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
     if kind is dict:
         for key, item in value.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
-                return False
-            # The leaves, most of the values, are tested here without a call.
+                _check_key(key)
             kind = type(item)
             if kind is str or kind is bool or item is None:
                 continue
-            if kind is int:
-                if -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                    continue
-                return False
-            if not _plainly_canonical(item):
-                return False
-        return True
-    if kind is list:
-        for item in value:
-            kind = type(item)
-            if kind is str or kind is bool or item is None:
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
                 continue
-            if kind is int:
-                if -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                    continue
-                return False
-            if not _plainly_canonical(item):
-                return False
-        return True
-    return False
-
-
-def _check_json_value(value: Any, path: str) -> None:
-    kind = type(value)
-    if value is None or kind is str or kind is bool or isinstance(value, str):
-        return
-    if isinstance(value, int):
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return
-        raise InvalidInputError(f"not canonical JSON: integer out of the safe range at {path}")
-    # The exact-type tests first: the Mapping ABC check is slow on a hot path.
-    if kind is dict or isinstance(value, Mapping):
-        for key, item in value.items():
-            _check_key(key, path)
-            _check_json_value(item, f"{path}.{key}")
-        return
-    if kind is list or isinstance(value, tuple | list):
+            try:
+                _check(item)
+            except _Refusal as refusal:
+                refusal.path.append(f".{key}")
+                raise
+    elif kind is list:
         for index, item in enumerate(value):
-            _check_json_value(item, f"{path}[{index}]")
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            try:
+                _check(item)
+            except _Refusal as refusal:
+                refusal.path.append(f"[{index}]")
+                raise
+    elif value is None or isinstance(value, str | bool):
         return
-    raise InvalidInputError(f"not canonical JSON: a value of type {kind.__name__} at {path}")
+    elif isinstance(value, int):
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise _Refusal("integer out of the safe range")
+    elif isinstance(value, list | tuple):
+        _check(list(value))  # walked as the list the encoder writes
+    elif isinstance(value, Mapping):
+        _check(dict(value))
+    else:
+        raise _Refusal(f"a value of type {kind.__name__}")
 
 
-def _check_key(key: object, path: str) -> None:
+def _check_key(key: object) -> None:
     if not isinstance(key, str):
-        raise InvalidInputError(f"not canonical JSON: a non-string object key at {path}")
+        raise _Refusal("a non-string object key")
     # RFC 8785 sorts keys by UTF-16 code units, Python by code points; they agree inside
     # the Basic Multilingual Plane only.
     if not key.isascii() and max(key) > "\uffff":
-        raise InvalidInputError(f"not canonical JSON: an object key outside the BMP at {path}")
+        raise _Refusal("an object key outside the BMP")
 
 
+@lru_cache(maxsize=64)  # a batch shares one time, and each of its events renders it
 def format_timestamp(moment: datetime) -> str:
     """Render an aware time as ISO 8601 UTC with six fractional digits and a ``Z``."""
     if moment.tzinfo is None or moment.utcoffset() is None:
@@ -185,116 +157,67 @@ def event_hash(
 ) -> str:
     """Compute an event's chain hash from its fields and its predecessor's hash."""
     return record_object_hash(
-        {
-            "event_id": event_id,
-            "stream_id": stream_id,
-            "stream_version": stream_version,
-            "event_type": event_type,
-            "schema_version": schema_version,
-            "data": data,
-            "meta": meta,
-            "recorded_at": format_timestamp(recorded_at),
-            "prev_hash": prev_hash,
-        }
+        chain_object(
+            event_id,
+            stream_id,
+            stream_version,
+            event_type,
+            schema_version,
+            data,
+            meta,
+            recorded_at,
+            prev_hash,
+        )
     )
 
 
-def event_hash_of_texts(
-    *,
+def record_object_hash(record: Mapping[str, Any]) -> str:
+    """Hash the object an event's hash covers (see ``chain_object``)."""
+    return hashlib.sha256(LEAF_PREFIX + canonical_json(record)).hexdigest()
+
+
+def chain_record(record: RecordedEvent) -> dict[str, Any]:
+    """Return the JSON object a recorded event's hash covers."""
+    return chain_object(
+        record.event_id,
+        record.stream_id,
+        record.stream_version,
+        record.event_type,
+        record.schema_version,
+        record.data,
+        record.meta,
+        record.recorded_at,
+        record.prev_hash,
+    )
+
+
+def chain_object(
     event_id: str,
     stream_id: str,
     stream_version: int,
     event_type: str,
     schema_version: int,
-    data_text: str,
-    meta_text: str,
-    recorded_at_text: str,
+    data: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    recorded_at: datetime,
     prev_hash: str,
-) -> str:
-    """Compute ``event_hash`` from the canonical texts of data and meta, already made.
-
-    The record's canonical text is put together around them in the sorted key order, so
-    data and meta are checked and serialised once each, not once more inside the record;
-    the bytes hashed are those ``event_hash`` hashes. Names other than exact str and
-    versions other than exact safe ints (a str subclass, a bool) go through the general
-    serialiser, which checks them.
-    """
-    exact = (
-        type(event_id) is str
-        and type(stream_id) is str
-        and type(event_type) is str
-        and type(prev_hash) is str
-        and type(recorded_at_text) is str
-        and plain_safe_int(stream_version)
-        and plain_safe_int(schema_version)
-    )
-    if not exact:
-        record = {
-            "event_id": event_id,
-            "stream_id": stream_id,
-            "stream_version": stream_version,
-            "event_type": event_type,
-            "schema_version": schema_version,
-            # Canonical text reads back to values that serialise to the same text.
-            "data": json.loads(data_text),
-            "meta": json.loads(meta_text),
-            "recorded_at": recorded_at_text,
-            "prev_hash": prev_hash,
-        }
-        return record_object_hash(record)
-    text = "".join(
-        (
-            '{"data":',
-            data_text,
-            ',"event_id":',
-            _json_string(event_id),
-            ',"event_type":',
-            _json_string(event_type),
-            ',"meta":',
-            meta_text,
-            ',"prev_hash":',
-            _json_string(prev_hash),
-            ',"recorded_at":',
-            _json_string(recorded_at_text),
-            ',"schema_version":',
-            str(schema_version),
-            ',"stream_id":',
-            _json_string(stream_id),
-            ',"stream_version":',
-            str(stream_version),
-            "}",
-        )
-    )
-    return hashlib.sha256(LEAF_PREFIX + _utf8(text)).hexdigest()
-
-
-def plain_safe_int(value: object) -> bool:
-    """Tell whether a value is an exact int within the range canonical JSON holds."""
-    return type(value) is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-
-
-def record_object_hash(record: Mapping[str, Any]) -> str:
-    """Hash the object an event's hash covers (see ``chain_record``)."""
-    return hashlib.sha256(LEAF_PREFIX + canonical_json(record)).hexdigest()
-
-
-def chain_record(record: RecordedEvent) -> dict[str, Any]:
+) -> dict[str, Any]:
     """Return the JSON object an event's hash covers: every field but position and hash."""
     return {
-        "event_id": record.event_id,
-        "stream_id": record.stream_id,
-        "stream_version": record.stream_version,
-        "event_type": record.event_type,
-        "schema_version": record.schema_version,
-        "data": record.data,
-        "meta": record.meta,
-        "recorded_at": format_timestamp(record.recorded_at),
-        "prev_hash": record.prev_hash,
+        "event_id": event_id,
+        "stream_id": stream_id,
+        "stream_version": stream_version,
+        "event_type": event_type,
+        "schema_version": schema_version,
+        "data": data,
+        "meta": meta,
+        "recorded_at": format_timestamp(recorded_at),
+        "prev_hash": prev_hash,
     }
 
 
 def record_hash(record: RecordedEvent) -> str:
-    """Recompute the hash a recorded event should carry."""
+    """Compute the hash a recorded event carries (its own ``hash`` field is not read)."""
     return record_object_hash(chain_record(record))
 
 

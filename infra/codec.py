@@ -1,23 +1,30 @@
 """The one place where session events become JSON data and back, upcasting old versions.
 
-Events are frozen dataclasses whose fields are JSON values, tuples, or the small
-records of ``domain.session.events``; the type hints say how to rebuild each field.
+Events are frozen dataclasses of ``domain.session.events`` whose fields are JSON values,
+tuples, or small nested records; msgspec encodes them and decodes them strictly. Strict
+means what the log promises: an object with no key the event lacks, every field exactly
+of its type (JSON true is no integer, 1 no boolean), arrays for tuples. msgspec refuses
+unknown keys only for its own structs, so each event class is mirrored once, from its
+type hints, as a struct that forbids them (``_checked``); data is checked against that
+mirror and then built as the domain's dataclass, both steps in msgspec's C code.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
 from typing import Any
+
+import msgspec
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import events as ev
-from diceledger.infra.compiled_codec import Mismatch, decoder_for
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -153,13 +160,14 @@ OLDER_SHAPES: dict[tuple[str, int], type] = {
 }
 
 
-def to_data(value: Any) -> Any:
-    """Return the JSON form of an event or of any value inside one."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
-        return [to_data(item) for item in value]
-    return value
+_ENCODER = msgspec.json.Encoder()
+_PLAIN = msgspec.json.Decoder()  # JSON text to plain dicts and lists
+
+
+def to_data(event: ev.Event) -> dict[str, Any]:
+    """Return the JSON data of an event: fields in declaration order, tuples as lists."""
+    data: dict[str, Any] = _PLAIN.decode(_ENCODER.encode(event))
+    return data
 
 
 def new_event(event: ev.Event, event_id: str, meta: dict[str, Any]) -> NewEvent:
@@ -177,19 +185,10 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     """Return the event of type ``event_type`` stored at schema ``version``."""
     cls, data = _upcast(event_type, version, data)
     try:
-        event = decoder_for(cls)(data)
-    except (Mismatch, KeyError):
-        # Not exactly the data the compiled decoder expects: the plan accepts it or says why.
-        event = _by_plan(event_type, cls, data)
-    assert isinstance(event, ev.Event)
-    return event
-
-
-def decode_by_plan(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
-    """Decode as ``decode`` does, through the per-field plan alone: the reference the
-    compiled decoders (infra.compiled_codec) are held to."""
-    cls, data = _upcast(event_type, version, data)
-    event = _by_plan(event_type, cls, data)
+        checked = msgspec.convert(data, _checked(cls))
+    except msgspec.ValidationError as error:
+        raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
+    event: object = msgspec.convert(checked, cls, from_attributes=True)
     assert isinstance(event, ev.Event)
     return event
 
@@ -208,64 +207,23 @@ def _upcast(event_type: str, version: int, data: dict[str, Any]) -> tuple[type, 
     return cls, data
 
 
-def _by_plan(event_type: str, cls: type, data: dict[str, Any]) -> Any:
-    try:
-        return _build(cls, data)
-    except (TypeError, KeyError, ValueError, AttributeError) as error:
-        raise CorruptLogError(f"{event_type} data does not fit the event: {error}") from None
-
-
-Converter = Callable[[Any], Any]
-
-
 @cache
-def _plan(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Converter], ...]]:
-    # Worked out once per class: how each field is checked and rebuilt from JSON.
-    hints = typing.get_type_hints(cls, vars(ev))
-    names = frozenset(f.name for f in dataclasses.fields(cls))
-    return names, tuple((name, _converter(hints[name])) for name in sorted(names))
-
-
-def _exactly(kind: type) -> Converter:
-    # bool is an int to Python, not to the log: each field holds exactly its own type.
-    def check(value: Any) -> Any:
-        if type(value) is not kind:
-            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
-        return value
-
-    return check
-
-
-def _converter(hint: Any) -> Converter:
+def _checked(hint: Any) -> Any:
+    """Return the type data is checked against: a record as a struct with no unknown key."""
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
-        inner = _converter(next(a for a in typing.get_args(hint) if a is not type(None)))
-        return lambda value: None if value is None else inner(value)
+        return reduce(operator.or_, map(_checked, typing.get_args(hint)))
     if origin is tuple:
-        item = _converter(typing.get_args(hint)[0])
-        return lambda value: tuple(item(v) for v in _sequence(value))
+        return tuple[_checked(typing.get_args(hint)[0]), ...]  # type: ignore[misc]
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return lambda value: _build(hint, value)
-    if hint in (int, str, bool):
-        return _exactly(hint)
+        hints = typing.get_type_hints(hint, vars(ev))
+        fields = [
+            (f.name, _checked(hints[f.name]))
+            if f.default is dataclasses.MISSING
+            else (f.name, _checked(hints[f.name]), f.default)
+            for f in dataclasses.fields(hint)
+        ]
+        return msgspec.defstruct(hint.__name__, fields, forbid_unknown_fields=True, frozen=True)
+    if hint in (int, str, bool, type(None)):
+        return hint
     raise AssertionError(f"no JSON form for {hint!r}")
-
-
-def _sequence(value: Any) -> list[Any] | tuple[Any, ...]:
-    if not isinstance(value, list | tuple):
-        raise TypeError(f"expected a list, got {type(value).__name__}")
-    return value
-
-
-def _build(cls: type, data: Any) -> Any:
-    if not isinstance(data, dict):
-        raise TypeError(f"expected an object for {cls.__name__}, got {type(data).__name__}")
-    names, converters = _plan(cls)
-    unknown = data.keys() - names
-    if unknown:
-        raise ValueError(f"unexpected fields {sorted(unknown)}")
-    values = dict(data)
-    for name, convert in converters:
-        if name in values:
-            values[name] = convert(values[name])
-    return cls(**values)

@@ -31,7 +31,7 @@ from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import normalize_name
 from diceledger.infra.codec import from_record, new_event
 from diceledger.infra.names import looks_alike
-from diceledger.infra.snapshot_codec import Head, SnapshotUnreadableError
+from diceledger.infra.snapshot_codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 
 MAX_ATTEMPTS = 12
@@ -130,7 +130,6 @@ class SessionService:
         self._states: dict[str, SessionState] = {}
         self._snapshots = snapshots
         self._snapshot_at: dict[str, int] = {}  # the version of each session's snapshot
-        self._replay_only: set[str] = set()  # sessions whose snapshot proved unreadable
         self._seeds: dict[tuple[str, str], bytes] = {}
         # The HMAC key of each seed, made once: every roll under the seed starts from it.
         self._keys: dict[tuple[str, str], SeedKey] = {}
@@ -160,11 +159,7 @@ class SessionService:
         appended since (by anyone), so a long-lived service does not replay from scratch.
         """
         with self.locked(session_id):
-            try:
-                state = self._caught_up(session_id)
-            except SnapshotUnreadableError:
-                self._distrust(session_id)
-                state = self._caught_up(session_id)
+            state = self._caught_up(session_id)
             if not state.started:
                 raise unknown_session(session_id)
             self._states[session_id] = state
@@ -176,14 +171,9 @@ class SessionService:
             evolve(state, record.stream_version, from_record(record))
         return state
 
-    def _distrust(self, session_id: str) -> None:
-        """Forget a state restored from an unreadable snapshot; replay the session instead."""
-        self._states.pop(session_id, None)
-        self._replay_only.add(session_id)
-
     def _restored(self, session_id: str) -> SessionState | None:
         """Return the session's persisted snapshot state, if it checks against the log."""
-        if self._snapshots is None or session_id in self._replay_only:
+        if self._snapshots is None:
             return None
         state = self._snapshots.load(session_id)
         if state is not None:
@@ -241,10 +231,6 @@ class SessionService:
                     )
                     self._keep_snapshot(outcome)
                     return outcome
-            except SnapshotUnreadableError:
-                # A roll restored from the snapshot did not decode while deciding (nothing
-                # was appended): replay this session from the log, and decide again.
-                self._distrust(session_id)
             except ConcurrencyError:
                 # Another process appended first: the next load catches the state up.
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
@@ -255,7 +241,7 @@ class SessionService:
     def _keep_snapshot(self, outcome: Outcome) -> None:
         """Write the session's snapshot when enough events were folded past the last one."""
         session_id, state = outcome.session_id, outcome.state
-        if self._snapshots is None or not outcome.appended or session_id in self._replay_only:
+        if self._snapshots is None or not outcome.appended:
             return
         if state.version - self._snapshot_at.get(session_id, 0) < SNAPSHOT_EVERY:
             return
@@ -298,13 +284,8 @@ class SessionService:
                 self.store, session_id, envelopes, state.version
             )
         appended = list(zip(recorded, events, strict=True))
-        try:
-            for record, event in appended:
-                evolve(state, record.stream_version, event)
-        except SnapshotUnreadableError:
-            # The append stands; only the state restored from a snapshot failed to follow.
-            self._distrust(session_id)
-            state = self.load(session_id)
+        for record, event in appended:
+            evolve(state, record.stream_version, event)
         if recorded:
             self._on_appended(session_id, recorded[-1].stream_version)
         return Outcome(session_id, appended, state, signed)

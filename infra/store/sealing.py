@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from diceledger.domain.errors import InvalidInputError
-from diceledger.domain.hashchain import (
-    ChainHead,
-    canonical_text,
-    event_hash,
-    event_hash_of_texts,
-    format_timestamp,
-    plain_safe_int,
-)
+from diceledger.domain.hashchain import ChainHead, chain_object, record_object_hash
 from diceledger.domain.records import NewEvent, RecordedEvent
 
 # The widths the SQL schema declares. PostgreSQL enforces them and SQLite does not, so
@@ -89,92 +80,35 @@ def resolve_retry(
     return [recorded[event.event_id][1] for event in events]
 
 
-@dataclass(frozen=True, slots=True)
-class SealedEvent:
-    """An event given its version, time and hash, not yet its position.
-
-    ``data_text`` and ``meta_text`` are the canonical texts its hash covers.
-    """
-
-    event_id: str
-    stream_id: str
-    stream_version: int
-    event_type: str
-    schema_version: int
-    data: dict[str, Any]
-    meta: dict[str, Any]
-    recorded_at: datetime
-    prev_hash: str
-    hash: str
-    data_text: str
-    meta_text: str
-
-    def at(self, position: int) -> RecordedEvent:
-        """Return the record this event becomes at ``position``."""
-        return RecordedEvent(
-            position,
-            self.event_id,
-            self.stream_id,
-            self.stream_version,
-            self.event_type,
-            self.schema_version,
-            self.data,
-            self.meta,
-            self.recorded_at,
-            self.prev_hash,
-            self.hash,
-        )
-
-
 def seal(
     stream_id: str, events: Sequence[NewEvent], head: ChainHead, recorded_at: datetime
 ) -> list[RecordedEvent]:
-    """Give each event its version, time and hash, chained after ``head``; position is 0."""
-    return [sealed.at(0) for sealed in seal_texts(stream_id, events, head, recorded_at)]
+    """Give each event its version, time and hash, chained after ``head``; position is 0.
 
-
-def seal_texts(
-    stream_id: str, events: Sequence[NewEvent], head: ChainHead, recorded_at: datetime
-) -> list[SealedEvent]:
-    """Seal as ``seal`` does, keeping the canonical text of each data and meta."""
+    Hashing refuses what canonical JSON cannot hold, before anything is stored.
+    """
     moment = _utc_microseconds(recorded_at)
-    moment_text = format_timestamp(moment)
-    sealed: list[SealedEvent] = []
+    sealed: list[RecordedEvent] = []
     prev_hash, version = head.hash, head.version
     for event in events:
         version += 1
-        # canonical_text refuses what canonical JSON cannot hold, before anything is stored.
         data, meta = dict(event.data), dict(event.meta)
-        if plain_safe_int(event.schema_version):
-            data_text = canonical_text(data, "$.data")
-            meta_text = canonical_text(meta, "$.meta")
-            digest = event_hash_of_texts(
-                event_id=event.event_id,
-                stream_id=stream_id,
-                stream_version=version,
-                event_type=event.event_type,
-                schema_version=event.schema_version,
-                data_text=data_text,
-                meta_text=meta_text,
-                recorded_at_text=moment_text,
-                prev_hash=prev_hash,
+        digest = record_object_hash(
+            chain_object(
+                event.event_id,
+                stream_id,
+                version,
+                event.event_type,
+                event.schema_version,
+                data,
+                meta,
+                moment,
+                prev_hash,
             )
-        else:
-            # A schema version of another type: the reference path judges and hashes it.
-            digest = event_hash(
-                event_id=event.event_id,
-                stream_id=stream_id,
-                stream_version=version,
-                event_type=event.event_type,
-                schema_version=event.schema_version,
-                data=data,
-                meta=meta,
-                recorded_at=moment,
-                prev_hash=prev_hash,
-            )
-            data_text, meta_text = canonical_text(data), canonical_text(meta)
+        )
         sealed.append(
-            SealedEvent(
+            RecordedEvent(
+                0,
                 event.event_id,
                 stream_id,
                 version,
@@ -185,8 +119,6 @@ def seal_texts(
                 moment,
                 prev_hash,
                 digest,
-                data_text,
-                meta_text,
             )
         )
         prev_hash = digest
@@ -194,10 +126,27 @@ def seal_texts(
 
 
 def with_positions(
-    records: Sequence[RecordedEvent], positions: Sequence[int]
+    records: Sequence[RecordedEvent], positions: Iterable[int]
 ) -> list[RecordedEvent]:
     """Return copies of sealed records carrying the positions the store gave them."""
-    return [replace(record, position=pos) for record, pos in zip(records, positions, strict=True)]
+    return [_with(r, pos, r.hash) for r, pos in zip(records, positions, strict=True)]
+
+
+def _with(record: RecordedEvent, position: int, digest: str) -> RecordedEvent:
+    # Built positionally: dataclasses.replace costs more than the hash on a hot append.
+    return RecordedEvent(
+        position,
+        record.event_id,
+        record.stream_id,
+        record.stream_version,
+        record.event_type,
+        record.schema_version,
+        record.data,
+        record.meta,
+        record.recorded_at,
+        record.prev_hash,
+        digest,
+    )
 
 
 def _utc_microseconds(moment: datetime) -> datetime:

@@ -28,7 +28,7 @@ from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.store.port import Clock
-from diceledger.infra.store.sealing import SealedEvent, seal_texts
+from diceledger.infra.store.sealing import seal, with_positions
 
 HEAD = (
     "SELECT stream_version, hash FROM events WHERE stream_id = ?"
@@ -85,7 +85,7 @@ class SqliteAppend:
             raise ConcurrencyError(
                 f"stream {stream_id} is at version {head.version}, expected {expected_version}"
             )
-        sealed = seal_texts(stream_id, events, head, self._clock())
+        sealed = seal(stream_id, events, head, self._clock())
         # One time for the whole batch, in the text SQLAlchemy would have stored.
         recorded_at = _sqlalchemy_datetime(sealed[0].recorded_at)
         rows = [_row(each, recorded_at) for each in sealed]
@@ -102,10 +102,10 @@ class SqliteAppend:
         # The write lock is held since BEGIN IMMEDIATE and the table is AUTOINCREMENT: the
         # batch's rows took the consecutive rowids ending at the last one.
         first = last - len(rows) + 1
-        return [each.at(position) for position, each in enumerate(sealed, start=first)]
+        return with_positions(sealed, range(first, last + 1))
 
 
-def _row(sealed: SealedEvent, recorded_at: str) -> Row:
+def _row(sealed: RecordedEvent, recorded_at: str) -> Row:
     return (
         sealed.event_id,
         sealed.stream_id,

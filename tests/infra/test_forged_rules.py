@@ -205,7 +205,10 @@ FORGERIES: dict[str, tuple[Forgery, str]] = {
     "a nonce skipped": (nonce_skipped, "nonce"),
     "an epoch never committed": (epoch_not_committed, "epoch 2"),
     "another member's client seed": (client_seed_of_another, "client seed"),
-    "a boolean for a number": (a_boolean_for_a_number, "expected int, got bool"),
+    "a boolean for a number": (
+        a_boolean_for_a_number,
+        "Expected `int`, got `bool` - at `$.roll_id`",
+    ),
     "a title that clears the screen": (a_title_that_clears_the_screen, "U+001B"),
     "a name with a trailing space": (a_name_with_a_trailing_space, "name is 'bob '"),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import pytest
 import sqlalchemy as sa
@@ -20,7 +21,14 @@ from sqlalchemy.engine import Engine
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
-from diceledger.domain.session.state import FOLD_VERSION, SessionState, evolve, replay
+from diceledger.domain.session.state import (
+    FOLD_VERSION,
+    Action,
+    Roll,
+    SessionState,
+    evolve,
+    replay,
+)
 from diceledger.infra import sessions as sessions_module
 from diceledger.infra.codec import from_record
 from diceledger.infra.db import make_engine
@@ -60,7 +68,7 @@ def test_a_snapshot_and_the_events_after_it_fold_to_the_replayed_state(
     at = int(cut * len(records))
     text = encode(replay((r.stream_version, from_record(r)) for r in records[:at]))
     restored = decode_state(text)
-    assert encode(restored) == text  # rolls not read yet are written back as they were
+    assert encode(restored) == text  # read back whole, it writes the same text again
     for record in records[at:]:
         evolve(restored, record.stream_version, from_record(record))
     whole = replayed(store, session_id)
@@ -182,18 +190,39 @@ def test_a_snapshot_of_another_fold_version_is_ignored_then_rewritten(
     assert SnapshotStore(processes.engine).load(session_id) is not None
 
 
-def test_a_snapshot_that_does_not_decode_never_fails_a_command(processes: Processes) -> None:
+def a_roll_made_garbage(text: str) -> str:
+    """Return snapshot text whose header still reads but whose first roll is not a roll."""
+    state = decode_state(text)
+    first = next(iter(state.rolls.values()))
+    first.revealed = cast(bool, "not a boolean")
+    return encode(state)
+
+
+def test_a_snapshot_that_does_not_decode_whole_is_not_used(processes: Processes) -> None:
     session_id = processes.long_session()
     row = processes.row(session_id)
     assert row is not None
-    header, first_roll, *rest = row.state.split("\n")
-    # The head matches, the header reads, but a roll is garbage: found only when read.
-    processes.change(session_id, state="\n".join([header, '{"not": "a roll"}', *rest]))
+    # The head matches and the header reads, but one roll is garbage: the whole snapshot
+    # is refused when read, so nothing undecoded reaches a command.
+    processes.change(session_id, state=a_roll_made_garbage(row.state))
+    assert SnapshotStore(processes.engine).load(session_id) is None
     service = processes.fresh()
     outcome = service.execute(session_id, "ann", cmd.OpenDispute(1, "odd"))  # reads roll 1
     assert outcome.state == replayed(processes.store, session_id)
     processes.change(session_id, state="not json at all")
+    assert SnapshotStore(processes.engine).load(session_id) is None
     assert processes.fresh().load(session_id) == replayed(processes.store, session_id)
+
+
+def test_a_state_read_from_a_snapshot_holds_only_decoded_rolls(processes: Processes) -> None:
+    session_id = processes.long_session()
+    restored = SnapshotStore(processes.engine).load(session_id)
+    assert restored is not None and restored.rolls
+    # Any copy of the rolls is a plain dict of rolls, never of the text they were stored as.
+    for copied in (dict(restored.rolls), {**restored.rolls}, restored.rolls | {}):
+        assert type(copied) is dict
+        assert all(isinstance(roll, Roll) for roll in copied.values())
+    assert all(isinstance(action, Action) for action in dict(restored.actions).values())
 
 
 def test_commands_go_on_when_snapshots_cannot_be_written_or_read(processes: Processes) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -15,20 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rfc8785
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diceledger.domain.errors import DiceledgerError, InvalidInputError, StoreUnavailableError
 from diceledger.domain.hashchain import (
     ChainHead,
-    canonical_json,
     event_hash,
     record_hash,
     verify_chain,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.db import make_engine
-from diceledger.infra.store.sealing import seal, seal_texts
+from diceledger.infra.store.sealing import seal
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event
 
@@ -56,19 +57,28 @@ json_objects = st.dictionaries(keys, json_values, max_size=5)
 
 @settings(max_examples=200, deadline=None)
 @given(data=json_objects, meta=json_objects, stream_id=st.text(min_size=1, max_size=10))
-def test_sealing_hashes_the_bytes_the_reference_hashes_and_keeps_them(
+def test_sealing_hashes_the_rfc8785_bytes_of_the_record(
     data: dict[str, Any], meta: dict[str, Any], stream_id: str
 ) -> None:
     if not stream_id.isprintable():
         stream_id = "s"
     event = NewEvent(str(uuid.uuid4()), "DiceRolled", data, 3, meta)
     head = ChainHead(7, "ab" * 32)
-    (sealed,) = seal_texts(stream_id, [event], head, datetime(2026, 1, 2, 3, 4, 5, 6, UTC))
-    record = sealed.at(9)
-    assert record.hash == record_hash(record)  # the verifier's own serialisation
-    assert sealed.data_text.encode() == canonical_json(data)
-    assert sealed.meta_text.encode() == canonical_json(meta)
-    assert json.loads(sealed.data_text) == data
+    (sealed,) = seal(stream_id, [event], head, datetime(2026, 1, 2, 3, 4, 5, 6, UTC))
+    document: dict[str, Any] = {
+        "event_id": event.event_id,
+        "stream_id": stream_id,
+        "stream_version": 8,
+        "event_type": "DiceRolled",
+        "schema_version": 3,
+        "data": data,
+        "meta": meta,
+        "recorded_at": "2026-01-02T03:04:05.000006Z",
+        "prev_hash": "ab" * 32,
+    }
+    assert sealed.hash == hashlib.sha256(b"\x00" + rfc8785.dumps(document)).hexdigest()
+    assert sealed.hash == record_hash(sealed)  # the verifier's own serialisation
+    assert (sealed.data, sealed.meta) == (data, meta)
 
 
 @pytest.mark.parametrize(
