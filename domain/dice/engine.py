@@ -64,7 +64,7 @@ def start(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
         values[plan.terms[chosen]] = faces[chosen]
     if hits:
         _explode(plan, tape, live, chains, hits, source)
-        for slot in hits:
+        for slot in hits:  # a chain's dice were drawn one after another: one slice
             chain = chains[slot] or ()
             values[plan.terms[slot]] += sum(faces[chain[0] : chain[-1] + 1])
     return RollState.made(spec, tape, live, chains, (), counted, values, rerolls)
@@ -87,21 +87,21 @@ def reroll(state: RollState, dice: Sequence[int], source: DiceSource) -> RollSta
     live, chains, replaced = list(state.live), list(state.chains), list(state.replaced)
     counted = state.counted_slots
     for index in dice:
-        slot = records[index].slot
+        at = records[index].slot
         replaced.append((len(faces), index))
-        live[slot] = len(faces)
+        live[at] = len(faces)
         chains.append(None)
-        source.take_one(sides[slot], tape)
+        source.take_one(sides[at], tape)
         counted = _counted(plan, [faces[live[slot]] for slot in plan.pool or ()])
-        newly = [slot for slot in counted if chains[live[slot]] is None]
+        newly = [slot for slot in counted if chains[live[slot]] is None]  # counting at last
         for slot in newly:
             chains[live[slot]] = ()
         hits = [slot for slot in newly if explodes[slot] and faces[live[slot]] == sides[slot]]
         _explode(plan, tape, live, chains, hits, source)
     values = [0] * len(plan.spans)
     for slot in counted:
-        chain = chains[live[slot]] or (len(faces),)  # no chain: an empty slice
-        values[plan.terms[slot]] += faces[live[slot]] + sum(faces[chain[0] : chain[-1] + 1])
+        die = live[slot]
+        values[plan.terms[slot]] += faces[die] + sum(faces[i] for i in chains[die] or ())
     left = state.rerolls_left - len(dice)
     return RollState.made(state.spec, tape, tuple(live), chains, replaced, counted, values, left)
 
@@ -130,8 +130,8 @@ def _explode(
     """Draw the chain of the live die of each slot in ``hits``, in order, each to its end.
 
     A chain's first die is the exploding die's size, each later one a size down, and it
-    goes on while the last die shows its highest face (R12). ``chains`` gets each chain,
-    and None for each of their dice.
+    goes on while the last die shows its highest face (R12). ``chains``, which holds an
+    entry for every die drawn before, gets each chain, and None for each of their dice.
     """
     for slot in hits:
         die, size = live[slot], plan.sides[slot]
