@@ -49,7 +49,7 @@ def start(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
     tape = Tape()
     source.take(plan.sides, tape)
     faces, sides, live, pool = tape.faces, plan.sides, plan.base_slots, plan.pool
-    counted = _counted(plan, faces[pool.start : pool.stop] if pool else [])
+    counted = plan.before_pool if pool is None else _counted(plan, faces[pool.start : pool.stop])
     chains: list[tuple[int, ...] | None] = [()] * len(live)  # every base die counts ...
     hits = [slot for slot in plan.exploding if faces[slot] == sides[slot]]
     if pool is not None:  # ... but the check pool's others
@@ -82,7 +82,7 @@ def reroll(state: RollState, dice: Sequence[int], source: DiceSource) -> RollSta
     for index in dice:
         _check_rerollable(state, records, index)
     plan = state.spec.plan
-    tape = Tape.of(state.faces, state.places, state.given)
+    tape = state.tape.copy()
     faces, sides, explodes = tape.faces, plan.sides, plan.explodes
     live, chains, replaced = list(state.live), list(state.chains), list(state.replaced)
     counted = state.counted_slots
@@ -133,20 +133,20 @@ def _explode(
     goes on while the last die shows its highest face (R12). ``chains``, which holds an
     entry for every die drawn before, gets each chain, and None for each of their dice.
     """
+    faces, sides, take_one = tape.faces, plan.sides, source.take_one
     for slot in hits:
-        die, size = live[slot], plan.sides[slot]
-        first = len(tape.faces)
-        drawn, face = 0, size
+        die, first = live[slot], len(faces)
+        size = face = sides[slot]
         while face == size:
-            if drawn == MAX_CHAIN:
+            if len(faces) - first == MAX_CHAIN:
                 raise ExplosionChainError(
                     f"die {die} exploded more than {MAX_CHAIN} times; the dice source is broken"
                 )
-            size = size if not drawn else step_down(size)
-            face = source.take_one(size, tape)
-            drawn += 1
-        chains[die] = tuple(range(first, first + drawn))
-    chains += [None] * (len(tape.faces) - len(chains))
+            if len(faces) > first:
+                size = step_down(size)
+            face = take_one(size, tape)
+        chains[die] = tuple(range(first, len(faces)))
+    chains += [None] * (len(faces) - len(chains))
 
 
 def _check_rerollable(state: RollState, records: tuple[Die, ...], index: int) -> None:

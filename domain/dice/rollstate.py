@@ -67,19 +67,17 @@ class _Records:
 class RollState:
     """A roll in progress or resolved, as the engine drew it.
 
-    ``faces``, ``places`` and ``given`` hold every die in draw order, as the roll's
-    ``Tape`` did; the first ``len(spec.plan.sides)`` are the base dice, die i filling
-    slot i. ``live[slot]`` is the die filling each slot now; ``chains[i]`` the dice of die
-    i's explosion chain (empty when it counted without exploding, None while it never
-    counted), drawn one after another; ``replaced`` pairs each reroll's die with the die it
-    replaced; ``counted_slots`` the slots whose dice count, in slot order (R7, R8, R13);
-    ``values`` each dice term's value, its counted dice with their chains.
+    ``tape`` holds every die's face and where it came from, in draw order; the first
+    ``len(spec.plan.sides)`` are the base dice, die i filling slot i. ``live[slot]`` is
+    the die filling each slot now; ``chains[i]`` the dice of die i's explosion chain
+    (empty when it counted without exploding, None while it never counted), drawn one
+    after another; ``replaced`` pairs each reroll's die with the die it replaced;
+    ``counted_slots`` the slots whose dice count, in slot order (R7, R8, R13); ``values``
+    each dice term's value, its counted dice with their chains.
     """
 
     spec: RollSpec
-    faces: tuple[int, ...]
-    places: tuple[int, ...]
-    given: tuple[tuple[int, Draw], ...]
+    tape: Tape
     live: tuple[int, ...]
     chains: Chains
     replaced: tuple[tuple[int, int], ...]
@@ -105,14 +103,12 @@ class RollState:
 
         The same object as ``RollState(...)`` with the lists made tuples, built without
         the frozen dataclass's field-by-field ``object.__setattr__``, which is a good part
-        of a roll's time.
+        of a roll's time. The state keeps the tape itself.
         """
         state = cls.__new__(cls)
         state.__dict__.update(
             spec=spec,
-            faces=tuple(tape.faces),
-            places=tuple(tape.places),
-            given=tuple(tape.given.items()) if tape.given else (),
+            tape=tape,
             live=live,
             chains=tuple(chains),
             replaced=tuple(replaced),
@@ -152,8 +148,8 @@ def _records(state: RollState) -> tuple[Die, ...]:
     names the die it replaced) or the next die of a chain, whose first die is named by
     the ``chains`` entry of the die it explodes from.
     """
-    plan, faces, places, chains = state.spec.plan, state.faces, state.places, state.chains
-    given, replaced = dict(state.given), dict(state.replaced)
+    plan, chains, tape = state.spec.plan, state.chains, state.tape
+    faces, places, given, replaced = tape.faces, tape.places, tape.given, dict(state.replaced)
     per_block, seeded = WORDS_PER_BLOCK, Provenance.SEEDED
     dice = [
         Die(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -61,6 +61,7 @@ class Tape:
     ``faces[i]`` is die i's face. ``places[i]`` is its place in the seeded stream,
     8 * block + word, or ``GIVEN`` for a die its source gave as a whole ``Draw`` (typed in,
     replayed), which ``given`` then holds by die. A seeded roll makes no record per die.
+    Once a roll's state holds its tape, nothing appends to it: a reroll draws onto a copy.
     """
 
     __slots__ = ("faces", "places", "given")
@@ -70,15 +71,12 @@ class Tape:
         self.places: list[int] = []
         self.given: dict[int, Draw] = {}
 
-    @classmethod
-    def of(
-        cls, faces: Iterable[int], places: Iterable[int], given: Iterable[tuple[int, Draw]]
-    ) -> Tape:
-        """Return a tape holding the given dice already, to draw more after them."""
-        tape = cls()
-        tape.faces += faces
-        tape.places += places
-        tape.given.update(given)
+    def copy(self) -> Tape:
+        """Return a tape holding the same dice, to draw more after them."""
+        tape = Tape()
+        tape.faces += self.faces
+        tape.places += self.places
+        tape.given.update(self.given)
         return tape
 
     def add(self, draw: Draw) -> int:
@@ -87,6 +85,18 @@ class Tape:
         self.faces.append(draw.face)
         self.places.append(GIVEN)
         return draw.face
+
+    def _key(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Draw], ...]]:
+        return tuple(self.faces), tuple(self.places), tuple(self.given.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tape) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Tape(faces={self.faces}, places={self.places}, given={self.given})"
 
 
 class DiceSource(Protocol):
@@ -120,9 +130,6 @@ class OneAtATime(ABC):
         return tape.add(self.draw(sides))
 
 
-_LENGTH = struct.Struct(">I").pack  # a field's length: 4 bytes, big-endian
-
-
 def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str = "") -> bytes:
     """Return the fixed part of the HMAC message of one roll (the block number follows).
 
@@ -130,18 +137,19 @@ def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str =
     bytes): session id (UTF-8), nonce (8-byte big-endian), client seed and salt (UTF-8).
     """
     session, client, pepper = session_id.encode(), client_seed.encode(), salt.encode()
-    return b"".join(
-        (
-            MESSAGE_TAG,
-            _LENGTH(len(session)),
-            session,
-            _LENGTH(8),
-            nonce.to_bytes(8, "big"),
-            _LENGTH(len(client)),
-            client,
-            _LENGTH(len(pepper)),
-            pepper,
-        )
+    # One struct format per length triple; struct keeps the formats it compiled.
+    layout = f">{len(MESSAGE_TAG)}sI{len(session)}sI8sI{len(client)}sI{len(pepper)}s"
+    return struct.pack(
+        layout,
+        MESSAGE_TAG,
+        len(session),
+        session,
+        8,
+        nonce.to_bytes(8, "big"),
+        len(client),
+        client,
+        len(pepper),
+        pepper,
     )
 
 
@@ -196,20 +204,17 @@ class SeededSource:
     def __init__(
         self, seed: bytes, session_id: str, nonce: int, client_seed: str = "", salt: str = ""
     ) -> None:
-        self._begin(SeedKey(seed), draw_message(session_id, nonce, client_seed, salt))
+        self._key = SeedKey(seed)
+        self._message = draw_message(session_id, nonce, client_seed, salt)
+        self._words: list[int] = []  # every word of the blocks drawn so far
+        self._next = 0  # the place of the next word: 8 * block + word
 
     @classmethod
     def keyed(cls, key: SeedKey, message: bytes) -> SeededSource:
         """Return the source of a roll's ``message`` under a seed already keyed."""
-        source = cls.__new__(cls)
-        source._begin(key, message)
+        source = cls.__new__(cls)  # one per roll: the fields as ``__init__`` sets them
+        source._key, source._message, source._words, source._next = key, message, [], 0
         return source
-
-    def _begin(self, key: SeedKey, message: bytes) -> None:
-        self._key = key
-        self._message = message
-        self._words: list[int] = []  # every word of the blocks drawn so far
-        self._next = 0  # the place of the next word: 8 * block + word
 
     def _words_of(self, block: int) -> tuple[int, ...]:
         return self._key.words(self._message, block)
