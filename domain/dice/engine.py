@@ -136,16 +136,18 @@ def _explode(
     faces, sides, take_one = tape.faces, plan.sides, source.take_one
     for slot in hits:
         die, first = live[slot], len(faces)
-        size = face = sides[slot]
+        drawn, size = 0, sides[slot]
+        face = size
         while face == size:
-            if len(faces) - first == MAX_CHAIN:
+            if drawn == MAX_CHAIN:
                 raise ExplosionChainError(
                     f"die {die} exploded more than {MAX_CHAIN} times; the dice source is broken"
                 )
-            if len(faces) > first:
+            if drawn:
                 size = step_down(size)
             face = take_one(size, tape)
-        chains[die] = tuple(range(first, len(faces)))
+            drawn += 1
+        chains[die] = tuple(range(first, first + drawn))
     chains += [None] * (len(faces) - len(chains))
 
 

@@ -130,6 +130,9 @@ class OneAtATime(ABC):
         return tape.add(self.draw(sides))
 
 
+_LENGTH = struct.Struct(">I").pack  # a field's length: 4 bytes, big-endian
+
+
 def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str = "") -> bytes:
     """Return the fixed part of the HMAC message of one roll (the block number follows).
 
@@ -137,19 +140,18 @@ def draw_message(session_id: str, nonce: int, client_seed: str = "", salt: str =
     bytes): session id (UTF-8), nonce (8-byte big-endian), client seed and salt (UTF-8).
     """
     session, client, pepper = session_id.encode(), client_seed.encode(), salt.encode()
-    # One struct format per length triple; struct keeps the formats it compiled.
-    layout = f">{len(MESSAGE_TAG)}sI{len(session)}sI8sI{len(client)}sI{len(pepper)}s"
-    return struct.pack(
-        layout,
-        MESSAGE_TAG,
-        len(session),
-        session,
-        8,
-        nonce.to_bytes(8, "big"),
-        len(client),
-        client,
-        len(pepper),
-        pepper,
+    return b"".join(
+        (
+            MESSAGE_TAG,
+            _LENGTH(len(session)),
+            session,
+            _LENGTH(8),
+            nonce.to_bytes(8, "big"),
+            _LENGTH(len(client)),
+            client,
+            _LENGTH(len(pepper)),
+            pepper,
+        )
     )
 
 
