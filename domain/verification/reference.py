@@ -1,12 +1,13 @@
 """The readable dice engine: verify's own reference, written as the rules read.
 
-It shares nothing with domain/dice/engine.py but the records and the spec: a roll is a list
-of ``Die`` records drawn one by one, the counted dice are chosen by walking the spec's
-terms (R7, R8), every die that counts for the first time has its chain drawn at once
-(R12, R13), and the total walks the expression tree (R9, R14). Seeded dice come from
+It shares with domain/dice/engine.py the records, the spec, the size ladder, the HMAC
+message and the tree walk of ``value_with_ease``, none of its compiled plan: a roll is a
+list of ``Die`` records drawn one by one, the counted dice are chosen by walking
+the spec's terms (R7, R8), every die that counts for the first time has its chain drawn
+at once (R12, R13), and the total walks the expression tree (R9, R14). Seeded dice come from
 ``ReadableSeed``, which computes the HMAC blocks of docs/verification.md ("The dice of a
 seed") as they are written there. verify derives the dice of every revealed seed and
-resolves every recorded roll again with it; tests/domain/verification/test_reference_engine.py
+resolves every recorded roll again with it; tests/domain/dice/test_seeded_fast_path.py
 holds the production engine equal to it.
 """
 
