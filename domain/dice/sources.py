@@ -252,8 +252,8 @@ class SeededSource:
         words = stream[start:end]
         if words and max(words) < _U32 - max(sizes):
             # zip is not strict: both have len(sizes) items, and checking costs time here
-            tape.faces += [word % sides + 1 for word, sides in zip(words, sizes, strict=False)]
-            tape.places += range(start, end)
+            tape.faces.extend([word % sides + 1 for word, sides in zip(words, sizes, strict=False)])
+            tape.places.extend(range(start, end))
             self._next = end
             return
         for sides in sizes:
