@@ -147,8 +147,8 @@ def rate_source_only(spec: RollSpec, rolls: int, nonces: Nonces) -> float:
 
     The rolls are made first (untimed) to learn each one's die sizes; then only the
     source is timed: made per roll from the seed's key, drawing the same dice one by one
-    (``draw``, a ``Draw`` record each). The engine's fast path draws them in bulk
-    without records, so it can beat this figure.
+    (``draw``, a ``Draw`` record each). The engine draws them in bulk without
+    records, so it can beat this figure.
     """
     plans = []
     for _ in range(rolls):

@@ -1,10 +1,12 @@
-"""Resolve a roll die by die in the order of R14, keeping every die and why it was rolled.
+"""Resolve a roll in the order of R14 over the spec's compiled plan, keeping every die.
 
-A roll is a ``RollState``: every die drawn so far, which die currently fills each slot
-(a base die of the expression or of the check pool), and the explosion chain of each die
-that has counted. ``start`` draws the dice and their explosions; ``reroll`` replaces dice
-(R11) and chooses the counted dice again; ``accept`` closes the roll. The same spec, the
-same draws and the same choices always give the same state.
+``start`` draws the base dice left to right, chooses the counted dice and draws the chain
+of every counted die, left to right, each to its end; ``reroll`` replaces dice one after
+another (R11), each time choosing the counted dice again and drawing the chains of dice
+that count for the first time; ``accept`` closes the roll. Draw order is exactly that of
+docs/verification.md ("Draw order"). Any source serves: seeded, typed in or replayed, they
+all append to the roll's ``Tape``. domain/verification/reference.py resolves rolls die by
+die as the rules read, and the tests hold this engine equal to it.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from diceledger.domain.dice.ladder import step_down
+from diceledger.domain.dice.plan import RollPlan
 from diceledger.domain.dice.request import RollSpec
-from diceledger.domain.dice.rollstate import Die, Reason, RollState, counted_slots
-from diceledger.domain.dice.seeded_roll import MAX_CHAIN, start_seeded
-from diceledger.domain.dice.sources import DiceSource, SeededSource
+from diceledger.domain.dice.rollstate import Die, Reason, RollState
+from diceledger.domain.dice.sources import DiceSource, Tape
 from diceledger.domain.errors import ExplosionChainError, RerollError
 
 __all__ = [
@@ -30,9 +32,10 @@ __all__ = [
     "reroll",
     "roll",
     "start",
-    "start_reference",
     "term_slots",
 ]
+
+MAX_CHAIN = 100
 
 
 def term_slots(spec: RollSpec) -> tuple[tuple[int, ...], ...]:
@@ -40,84 +43,31 @@ def term_slots(spec: RollSpec) -> tuple[tuple[int, ...], ...]:
     return spec.layout
 
 
-class _Roller:
-    """The mutable working copy of a RollState while dice are being drawn."""
-
-    def __init__(self, state: RollState, source: DiceSource) -> None:
-        self.spec = state.spec
-        self.dice = list(state.dice)
-        self.live = list(state.live)
-        self.chains = list(state.chains)
-        self.source = source
-
-    def add(
-        self,
-        term: int,
-        slot: int,
-        sides: int,
-        reason: Reason,
-        step: int = 0,
-        parent: int | None = None,
-    ) -> Die:
-        draw = self.source.draw(sides)
-        die = Die(len(self.dice), term, slot, sides, draw.face, reason, draw, step, parent)
-        self.dice.append(die)
-        self.chains.append(None)
-        return die
-
-    def explode_counted(self) -> None:
-        """Roll the chain of every counted die that has not counted before (R12, R13)."""
-        terms = self.spec.expression.terms
-        for slot in counted_slots(self.spec, tuple(self.dice), tuple(self.live)):
-            die = self.dice[self.live[slot]]
-            if self.chains[die.index] is not None:
-                continue
-            explodes = self.spec.exploding and terms[die.term].exploding
-            self.chains[die.index] = self._chain(die) if explodes else ()
-
-    def _chain(self, die: Die) -> tuple[int, ...]:
-        chain: list[int] = []
-        last, size = die, die.sides
-        while last.face == last.sides:
-            if len(chain) == MAX_CHAIN:
-                raise ExplosionChainError(
-                    f"die {die.index} exploded more than {MAX_CHAIN} times; "
-                    "the dice source is broken"
-                )
-            size = die.sides if not chain else step_down(size)
-            last = self.add(
-                die.term, die.slot, size, Reason.EXPLOSION, step=len(chain) + 1, parent=die.index
-            )
-            chain.append(last.index)
-        return tuple(chain)
-
-    def freeze(self, rerolls_left: int) -> RollState:
-        return RollState(
-            self.spec, tuple(self.dice), tuple(self.live), tuple(self.chains), rerolls_left
-        )
-
-
 def start(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
-    """Draw the dice of a roll left to right, choose the counted dice, explode them.
-
-    Seeded dice take the fast path (seeded_roll.py), which draws the same dice into flat
-    lists; every other source goes die by die through ``start_reference``.
-    """
-    if isinstance(source, SeededSource):
-        return start_seeded(spec, source, rerolls)
-    return start_reference(spec, source, rerolls)
-
-
-def start_reference(spec: RollSpec, source: DiceSource, rerolls: int = 0) -> RollState:
-    """Draw the dice of a roll die by die, as R14 reads: the readable engine."""
-    roller = _Roller(RollState(spec, (), (), ()), source)
-    terms = spec.expression.terms
-    for term, slots in enumerate(term_slots(spec)):
-        for slot in slots:
-            roller.add(term, slot, terms[term].sides, Reason.INITIAL)
-    roller.live = list(range(len(roller.dice)))
-    roller.explode_counted()
-    return roller.freeze(rerolls)
+    """Draw the dice of a roll left to right, choose the counted dice, explode them."""
+    plan = spec.plan
+    tape = Tape()
+    source.take(plan.sides, tape)
+    faces, sides, live, pool = tape.faces, plan.sides, plan.base_slots, plan.pool
+    counted = plan.before_pool if pool is None else _counted(plan, faces[pool.start : pool.stop])
+    chains: list[tuple[int, ...] | None] = [()] * len(live)  # every base die counts ...
+    hits = [slot for slot in plan.exploding if faces[slot] == sides[slot]]
+    if pool is not None:  # ... but the check pool's others
+        chains[pool.start : pool.stop] = [None] * len(pool)
+        chosen = counted[len(plan.before_pool)]
+        chains[chosen] = ()
+        if plan.explodes[chosen] and faces[chosen] == sides[chosen]:
+            hits = sorted((*hits, chosen))
+    # Die i fills slot i, so each term's dice are one slice of the faces (the pool's none).
+    values = [sum(faces[span]) for span in plan.spans]
+    if pool is not None:
+        values[plan.terms[chosen]] = faces[chosen]
+    if hits:
+        _explode(plan, tape, live, chains, hits, source)
+        for slot in hits:  # a chain's dice were drawn one after another: one slice
+            chain = chains[slot] or ()
+            values[plan.terms[slot]] += sum(faces[chain[0] : chain[-1] + 1])
+    return RollState.made(spec, tape, live, chains, (), counted, values, rerolls)
 
 
 def reroll(state: RollState, dice: Sequence[int], source: DiceSource) -> RollState:
@@ -128,21 +78,83 @@ def reroll(state: RollState, dice: Sequence[int], source: DiceSource) -> RollSta
         raise RerollError(f"{len(dice)} rerolls asked, {state.rerolls_left} left")
     if len(set(dice)) != len(dice):
         raise RerollError("a die can be named once per reroll; reroll its new die next time")
+    records = state.dice
     for index in dice:
-        _check_rerollable(state, index)
-    roller = _Roller(state, source)
+        _check_rerollable(state, records, index)
+    plan = state.spec.plan
+    tape = state.tape.copy()
+    faces, sides, explodes = tape.faces, plan.sides, plan.explodes
+    live, chains, replaced = list(state.live), list(state.chains), list(state.replaced)
+    counted = state.counted_slots
     for index in dice:
-        old = roller.dice[index]
-        new = roller.add(old.term, old.slot, old.sides, Reason.REROLL, parent=index)
-        roller.live[old.slot] = new.index
-        roller.explode_counted()
-    return roller.freeze(state.rerolls_left - len(dice))
+        at = records[index].slot
+        replaced.append((len(faces), index))
+        live[at] = len(faces)
+        chains.append(None)
+        source.take_one(sides[at], tape)
+        counted = _counted(plan, [faces[live[slot]] for slot in plan.pool or ()])
+        newly = [slot for slot in counted if chains[live[slot]] is None]  # counting at last
+        for slot in newly:
+            chains[live[slot]] = ()
+        hits = [slot for slot in newly if explodes[slot] and faces[live[slot]] == sides[slot]]
+        _explode(plan, tape, live, chains, hits, source)
+    values = [0] * len(plan.spans)
+    for slot in counted:
+        die = live[slot]
+        values[plan.terms[slot]] += faces[die] + sum(faces[i] for i in chains[die] or ())
+    left = state.rerolls_left - len(dice)
+    return RollState.made(state.spec, tape, tuple(live), chains, replaced, counted, values, left)
 
 
-def _check_rerollable(state: RollState, index: int) -> None:
-    if not 0 <= index < len(state.dice):
+def _counted(plan: RollPlan, pool: list[int]) -> tuple[int, ...]:
+    """Return the counted slots: every slot but a check pool's, of which one die counts.
+
+    ``pool`` holds the faces of the pool's live dice. Its counted die shows the face of
+    rank ``counted_rank`` in descending order; among equal faces the lowest slot counts
+    (R7, R8).
+    """
+    if plan.pool is None:
+        return plan.before_pool
+    chosen = plan.pool.start + pool.index(sorted(pool, reverse=True)[plan.counted_rank])
+    return (*plan.before_pool, chosen, *plan.after_pool)
+
+
+def _explode(
+    plan: RollPlan,
+    tape: Tape,
+    live: Sequence[int],
+    chains: list[tuple[int, ...] | None],
+    hits: Sequence[int],
+    source: DiceSource,
+) -> None:
+    """Draw the chain of the live die of each slot in ``hits``, in order, each to its end.
+
+    A chain's first die is the exploding die's size, each later one a size down, and it
+    goes on while the last die shows its highest face (R12). ``chains``, which holds an
+    entry for every die drawn before, gets each chain, and None for each of their dice.
+    """
+    faces, sides, take_one = tape.faces, plan.sides, source.take_one
+    for slot in hits:
+        die, first = live[slot], len(faces)
+        drawn, size = 0, sides[slot]
+        face = size
+        while face == size:
+            if drawn == MAX_CHAIN:
+                raise ExplosionChainError(
+                    f"die {die} exploded more than {MAX_CHAIN} times; the dice source is broken"
+                )
+            if drawn:
+                size = step_down(size)
+            face = take_one(size, tape)
+            drawn += 1
+        chains[die] = tuple(range(first, first + drawn))
+    chains += [None] * (len(faces) - len(chains))
+
+
+def _check_rerollable(state: RollState, records: tuple[Die, ...], index: int) -> None:
+    if not 0 <= index < len(records):
         raise RerollError(f"the roll has no die {index}")
-    die = state.dice[index]
+    die = records[index]
     if die.reason is Reason.EXPLOSION:
         raise RerollError(f"die {index} is an explosion of die {die.parent}; reroll that die")
     if state.live[die.slot] != index:

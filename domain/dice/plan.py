@@ -1,14 +1,16 @@
-"""A roll spec compiled once into flat tables, for the engine's seeded fast path.
+"""A roll spec compiled once into flat tables, which the engine runs.
 
-The readable engine walks the spec's terms and the expression tree for every die and
-every total; a session rolls the same few specs over and over, so what those walks find
-is worked out here once per spec: each base slot's die size and term, which slots may
+Walking the spec's terms and the expression tree for every die and every total, as the
+rules read (domain/verification/reference.py does), costs more than the dice; a session
+rolls the same few specs over and over, so what those walks find is worked out here once
+per spec: each base slot's die size and term, which slots may
 explode, the check pool, and the total as a constant plus a multiple of each term's value
 when the expression allows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from diceledger.domain.dice.ast import BinaryOp, DiceTerm, Expression, Negate, Node, Number
@@ -20,7 +22,7 @@ Linear = tuple[int, dict[int, int]]
 
 @dataclass(frozen=True, slots=True)
 class RollPlan:
-    """What the seeded fast path runs for one spec.
+    """What the engine runs for one spec.
 
     ``sides``, ``terms`` and ``explodes`` give each base slot (in draw order) its die size,
     its term and whether it explodes when it counts. ``pool`` is the check pool's slots and
@@ -49,7 +51,7 @@ class RollPlan:
     root: Node
     ease: int
 
-    def total(self, values: list[int]) -> int:
+    def total(self, values: Sequence[int]) -> int:
         """Return the roll's total from each dice term's value (R9, R10, R14)."""
         if self.coefficients is not None:
             total = self.constant

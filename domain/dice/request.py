@@ -137,7 +137,7 @@ class RollSpec:
     check_term: int | None = field(init=False, compare=False, repr=False)
     ease: int = field(init=False, compare=False, repr=False)
     layout: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
-    # The spec compiled for the engine's seeded fast path (see plan.py).
+    # The spec compiled for the engine (see plan.py).
     plan: RollPlan = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -1,9 +1,9 @@
 """A roll's record: every die drawn, the live die of each slot, the explosion chains.
 
-A ``RollState`` made by the readable engine holds its ``Die`` records. One made by the
-seeded fast path holds only the faces and stream places it drew, with its counted slots
-and term values already worked out; its ``Die`` and ``Draw`` records are built the first
-time someone reads ``dice``. Both kinds compare, hash and read alike.
+The engine keeps a roll flat: the faces of its dice in draw order and where each came
+from (see ``Tape``), which die fills each slot, each die's chain, which die each reroll
+replaced, and the slots that count. The ``Die`` records, which the events and the faces
+read, are built from these the first time ``dice`` is read.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from diceledger.domain.dice.ladder import step_down
-from diceledger.domain.dice.plan import RollPlan, value_with_ease
 from diceledger.domain.dice.request import RollSpec
-from diceledger.domain.dice.sources import WORDS_PER_BLOCK, Draw, Provenance
+from diceledger.domain.dice.sources import GIVEN, WORDS_PER_BLOCK, Draw, Provenance, Tape
 
 
 class Reason(StrEnum):
@@ -48,56 +47,80 @@ class Die:
 Chains = tuple[tuple[int, ...] | None, ...]
 
 
+class _Records:
+    """``RollState.dice``: the record of every die in draw order, built once when read.
+
+    A non-data descriptor: the records it builds go into the state's own dictionary,
+    which every later read finds first. Not a dataclass field (it has no annotation), so
+    the records take no part in comparing, hashing or ``replace``.
+    """
+
+    def __get__(self, state: RollState | None, owner: type[RollState]) -> tuple[Die, ...]:
+        if state is None:
+            raise AttributeError("dice")  # a state's, not the class's
+        dice = _records(state)
+        state.__dict__["dice"] = dice
+        return dice
+
+
 @dataclass(frozen=True)
 class RollState:
-    """A roll in progress or resolved: every die, the live die of each slot, the chains.
+    """A roll in progress or resolved, as the engine drew it.
 
-    A state of the seeded fast path (``drawn``) starts without ``dice`` in its instance
-    dictionary: ``_DiceOnDemand`` builds them from its flat draws when first read. Its
-    counted slots and term values, known from the draw, sit beside them as ``_counted`` and
-    ``_values``; they are no fields, so ``dataclasses.replace`` gives a plain state.
+    ``tape`` holds every die's face and where it came from, in draw order; the first
+    ``len(spec.plan.sides)`` are the base dice, die i filling slot i. ``live[slot]`` is
+    the die filling each slot now; ``chains[i]`` the dice of die i's explosion chain
+    (empty when it counted without exploding, None while it never counted), drawn one
+    after another; ``replaced`` pairs each reroll's die with the die it replaced;
+    ``counted_slots`` the slots whose dice count, in slot order (R7, R8, R13); ``values``
+    each dice term's value, its counted dice with their chains.
     """
 
     spec: RollSpec
-    dice: tuple[Die, ...]
+    tape: Tape
     live: tuple[int, ...]
     chains: Chains
+    replaced: tuple[tuple[int, int], ...]
+    counted_slots: tuple[int, ...]
+    values: tuple[int, ...]
     rerolls_left: int = 0
     accepted: bool = False
+    dice = _Records()  # every die's record, in draw order
 
     @classmethod
-    def drawn(
+    def made(
         cls,
         spec: RollSpec,
-        faces: list[int],
-        places: list[int],
-        chains: Chains,
-        counted: tuple[int, ...],
+        tape: Tape,
+        live: tuple[int, ...],
+        chains: list[tuple[int, ...] | None],
+        replaced: list[tuple[int, int]] | tuple[()],
+        counted_slots: tuple[int, ...],
         values: list[int],
-        rerolls_left: int = 0,
+        rerolls_left: int,
     ) -> RollState:
-        """Return a state of the seeded fast path: dice as flat draws, totals known.
+        """Return the state of the dice the engine drew onto ``tape``.
 
-        ``faces[i]`` and ``places[i]`` (8 * block + word) belong to die ``i``; the first
-        ``len(spec.plan.sides)`` dice are the base dice, slot ``i`` being die ``i``, and
-        every other die is a step of one of their chains. The lists are never changed.
+        The same object as ``RollState(...)`` with the lists made tuples, built without
+        the frozen dataclass's field-by-field ``object.__setattr__``, which is a good part
+        of a roll's time. The state keeps the tape itself.
         """
         state = cls.__new__(cls)
         state.__dict__.update(
             spec=spec,
-            live=spec.plan.base_slots,
-            chains=chains,
+            tape=tape,
+            live=live,
+            chains=tuple(chains),
+            replaced=tuple(replaced),
+            counted_slots=counted_slots,
+            values=tuple(values),
             rerolls_left=rerolls_left,
             accepted=False,
-            _faces=faces,
-            _places=places,
-            _counted=counted,
-            _values=values,
         )
         return state
 
     def closed(self) -> RollState:
-        """Return the same roll, accepted (``engine.accept``)."""
+        """Return the same roll, accepted (``engine.accept``); its records come along."""
         state = RollState.__new__(RollState)
         state.__dict__.update(self.__dict__, accepted=True)
         return state
@@ -108,102 +131,62 @@ class RollState:
         return not self.accepted and self.rerolls_left > 0
 
     @property
-    def counted_slots(self) -> tuple[int, ...]:
-        """Return the slots whose dice count, in slot order (R7, R8, R13)."""
-        counted: tuple[int, ...] | None = self.__dict__.get("_counted")
-        if counted is None:
-            return counted_slots(self.spec, self.dice, self.live)
-        return counted
-
-    @property
     def term_values(self) -> dict[int, int]:
         """Return each dice term's value: its counted dice with their chains."""
-        known: list[int] | None = self.__dict__.get("_values")
-        if known is not None:
-            return dict(enumerate(known))
-        values = {term.term: 0 for term in self.spec.expression.terms}
-        for slot in self.counted_slots:
-            die = self.dice[self.live[slot]]
-            chain = self.chains[die.index] or ()
-            values[die.term] += die.face + sum(self.dice[i].face for i in chain)
-        return values
+        return dict(enumerate(self.values))
 
     @property
     def total(self) -> int:
         """Return the total: expression value, Eased/Hindered, then divisions (R9, R14)."""
-        known: list[int] | None = self.__dict__.get("_values")
-        if known is not None:
-            return self.spec.plan.total(known)
-        return value_with_ease(self.spec.expression.root, self.term_values, self.spec.ease)
+        return self.spec.plan.total(self.values)
 
 
-class _DiceOnDemand:
-    """``RollState.dice`` of a fast-path state: its records, built when first read.
+def _records(state: RollState) -> tuple[Die, ...]:
+    """Build the records from the flat draws: each die's reason, slot, size and parent.
 
-    A non-data descriptor, so a state made with its dice (every state but ``drawn``'s)
-    reads them from its instance dictionary and never comes here; one that was ``drawn``
-    gets them built once and kept there. Set on the class after ``@dataclass`` has made
-    ``dice`` a field without a default.
+    The base dice come first, die i in slot i; every later die is a reroll (``replaced``
+    names the die it replaced) or the next die of a chain, whose first die is named by
+    the ``chains`` entry of the die it explodes from.
     """
-
-    def __get__(self, state: RollState | None, owner: type[RollState]) -> tuple[Die, ...]:
-        if state is None:
-            raise AttributeError("dice")  # no class-level value: a dataclass sees no default
-        found = state.__dict__
-        dice = _dice_of(state.spec.plan, found["_faces"], found["_places"], state.chains)
-        state.__dict__["dice"] = dice
-        return dice
-
-
-setattr(RollState, "dice", _DiceOnDemand())  # noqa: B010 (mypy would read it as a default)
-
-
-def counted_slots(spec: RollSpec, dice: tuple[Die, ...], live: tuple[int, ...]) -> tuple[int, ...]:
-    """Return the slots whose live dice count: all but a check pool's uncounted dice."""
-    check_term = spec.check_term
-    counted: list[int] = []
-    for term, slots in enumerate(spec.layout):
-        if spec.check is None or term != check_term:
-            counted.extend(slots)
-            continue
-        faces = [dice[live[slot]].face for slot in slots]
-        face = sorted(faces, reverse=True)[spec.check.counted_rank]
-        counted.append(slots[faces.index(face)])  # equal faces: the lowest index counts
-    return tuple(counted)
-
-
-def _dice_of(
-    plan: RollPlan, faces: list[int], places: list[int], chains: Chains
-) -> tuple[Die, ...]:
-    """Build the Die records of a fast-path roll from its flat draws and chains.
-
-    The base dice come first, slot by slot; then the chains, which were drawn slot by
-    slot, each to its end.
-    """
-    base: list[Die] = []
-    added: list[Die] = []
-    for slot, sides in enumerate(plan.sides):
-        term = plan.terms[slot]
-        base.append(_die(slot, term, slot, sides, faces, places, Reason.INITIAL, 0, None))
-        size = sides
-        for step, index in enumerate(chains[slot] or (), start=1):
+    plan, chains, tape = state.spec.plan, state.chains, state.tape
+    faces, places, given, replaced = tape.faces, tape.places, tape.given, dict(state.replaced)
+    per_block, seeded = WORDS_PER_BLOCK, Provenance.SEEDED
+    dice = [
+        Die(
+            slot,
+            term,
+            slot,
+            sides,
+            face,
+            Reason.INITIAL,
+            given[slot]
+            if place == GIVEN
+            else Draw(sides, face, seeded, place // per_block, place % per_block),
+        )
+        # zip stops at the base dice, the shortest
+        for slot, (term, sides, face, place) in enumerate(
+            zip(plan.terms, plan.sides, faces, places, strict=False)
+        )
+    ]
+    starts = {chain[0]: die for die, chain in enumerate(chains) if chain}  # chain: its die
+    owner = size = step = 0
+    for index in range(len(dice), len(faces)):
+        parent = replaced.get(index)
+        if parent is not None:
+            old = dice[parent]
+            term, slot, sides, reason, step = old.term, old.slot, old.sides, Reason.REROLL, 0
+        else:  # the next die of the chain under way, or the first of the next one
+            if index in starts:
+                owner, step, size = starts[index], 0, dice[starts[index]].sides
+            step += 1
+            parent = owner
             size = size if step == 1 else step_down(size)
-            added.append(_die(index, term, slot, size, faces, places, Reason.EXPLOSION, step, slot))
-    return (*base, *added)
-
-
-def _die(
-    index: int,
-    term: int,
-    slot: int,
-    sides: int,
-    faces: list[int],
-    places: list[int],
-    reason: Reason,
-    step: int,
-    parent: int | None,
-) -> Die:
-    face = faces[index]
-    block, word = divmod(places[index], WORDS_PER_BLOCK)
-    draw = Draw(sides, face, Provenance.SEEDED, block, word)
-    return Die(index, term, slot, sides, face, reason, draw, step, parent)
+            term, slot, sides, reason = dice[owner].term, dice[owner].slot, size, Reason.EXPLOSION
+        face, place = faces[index], places[index]
+        draw = (
+            given[index]
+            if place == GIVEN
+            else Draw(sides, face, seeded, place // per_block, place % per_block)
+        )
+        dice.append(Die(index, term, slot, sides, face, reason, draw, step, parent))
+    return tuple(dice)

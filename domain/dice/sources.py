@@ -1,5 +1,9 @@
 """Where faces come from: the seeded HMAC source, typed-in faces, and replays.
 
+Every source appends the dice the engine asks for to the roll's ``Tape``: a seeded die as
+its face and its place in the stream, any other die as its whole ``Draw``. A source that
+hands out whole draws (typed in, replayed, scripted) is a ``OneAtATime``.
+
 The seeded source turns a secret epoch seed into dice that anyone holding the revealed
 seed can re-derive. For a roll it computes HMAC-SHA256(seed, message || block) for blocks
 0, 1, 2 ..., where ``message`` is fixed for the roll (see ``draw_message``). Each 32-byte
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -47,10 +52,82 @@ class Draw:
     word: int | None = None
 
 
+GIVEN = -1  # the place of a die that no seeded stream numbered
+
+
+class Tape:
+    """The dice of one roll, in draw order, as flat lists the sources append to.
+
+    ``faces[i]`` is die i's face. ``places[i]`` is its place in the seeded stream,
+    8 * block + word, or ``GIVEN`` for a die its source gave as a whole ``Draw`` (typed in,
+    replayed), which ``given`` then holds by die. A seeded roll makes no record per die.
+    Once a roll's state holds its tape, nothing appends to it: a reroll draws onto a copy.
+    """
+
+    __slots__ = ("faces", "places", "given")
+
+    def __init__(self) -> None:
+        self.faces: list[int] = []
+        self.places: list[int] = []
+        self.given: dict[int, Draw] = {}
+
+    def copy(self) -> Tape:
+        """Return a tape holding the same dice, to draw more after them."""
+        tape = Tape()
+        tape.faces += self.faces
+        tape.places += self.places
+        tape.given.update(self.given)
+        return tape
+
+    def add(self, draw: Draw) -> int:
+        """Append a die given as a whole draw; return its face."""
+        self.given[len(self.faces)] = draw
+        self.faces.append(draw.face)
+        self.places.append(GIVEN)
+        return draw.face
+
+    def _key(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Draw], ...]]:
+        return tuple(self.faces), tuple(self.places), tuple(self.given.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tape) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Tape(faces={self.faces}, places={self.places}, given={self.given})"
+
+
 class DiceSource(Protocol):
-    """Anything that can give the next face of a die of ``sides`` sides."""
+    """Anything that can give the next faces of dice of the sizes the engine asks for.
+
+    ``take`` and ``take_one`` append to the roll's tape (the engine's way); ``draw`` returns
+    one die's record (the readable reference engine's way). They give the same dice.
+    """
 
     def draw(self, sides: int) -> Draw: ...
+
+    def take(self, sizes: Sequence[int], tape: Tape) -> None: ...
+
+    def take_one(self, sides: int, tape: Tape) -> int: ...
+
+
+class OneAtATime(ABC):
+    """A source that hands out whole draws, one die at a time: typed in, replayed, scripted."""
+
+    @abstractmethod
+    def draw(self, sides: int) -> Draw:
+        """Return the next die of ``sides`` sides."""
+
+    def take(self, sizes: Sequence[int], tape: Tape) -> None:
+        """Append a die of each size in turn to the tape."""
+        for sides in sizes:
+            tape.add(self.draw(sides))
+
+    def take_one(self, sides: int, tape: Tape) -> int:
+        """Append one die to the tape; return its face."""
+        return tape.add(self.draw(sides))
 
 
 _LENGTH = struct.Struct(">I").pack  # a field's length: 4 bytes, big-endian
@@ -129,20 +206,17 @@ class SeededSource:
     def __init__(
         self, seed: bytes, session_id: str, nonce: int, client_seed: str = "", salt: str = ""
     ) -> None:
-        self._begin(SeedKey(seed), draw_message(session_id, nonce, client_seed, salt))
+        self._key = SeedKey(seed)
+        self._message = draw_message(session_id, nonce, client_seed, salt)
+        self._words: list[int] = []  # every word of the blocks drawn so far
+        self._next = 0  # the place of the next word: 8 * block + word
 
     @classmethod
     def keyed(cls, key: SeedKey, message: bytes) -> SeededSource:
         """Return the source of a roll's ``message`` under a seed already keyed."""
-        source = cls.__new__(cls)
-        source._begin(key, message)
+        source = cls.__new__(cls)  # one per roll: the fields as ``__init__`` sets them
+        source._key, source._message, source._words, source._next = key, message, [], 0
         return source
-
-    def _begin(self, key: SeedKey, message: bytes) -> None:
-        self._key = key
-        self._message = message
-        self._words: list[int] = []  # every word of the blocks drawn so far
-        self._next = 0  # the place of the next word: 8 * block + word
 
     def _words_of(self, block: int) -> tuple[int, ...]:
         return self._key.words(self._message, block)
@@ -163,8 +237,8 @@ class SeededSource:
                 block, word = divmod(place, WORDS_PER_BLOCK)
                 return Draw(sides, face, Provenance.SEEDED, block, word)
 
-    def take(self, sizes: Sequence[int], faces: list[int], places: list[int]) -> None:
-        """Draw a die of each size in turn, appending its face and its place to the lists.
+    def take(self, sizes: Sequence[int], tape: Tape) -> None:
+        """Draw a die of each size in turn, appending its face and its place to the tape.
 
         The same dice as ``draw`` one by one. As 2**32 mod S < S, a word below 2**32 minus
         the largest size is never skipped, so when every word is (all but always) the
@@ -178,15 +252,15 @@ class SeededSource:
         words = stream[start:end]
         if words and max(words) < _U32 - max(sizes):
             # zip is not strict: both have len(sizes) items, and checking costs time here
-            faces += [word % sides + 1 for word, sides in zip(words, sizes, strict=False)]
-            places += range(start, end)
+            tape.faces.extend([word % sides + 1 for word, sides in zip(words, sizes, strict=False)])
+            tape.places.extend(range(start, end))
             self._next = end
             return
         for sides in sizes:
-            self.take_one(sides, faces, places)
+            self.take_one(sides, tape)
 
-    def take_one(self, sides: int, faces: list[int], places: list[int]) -> int:
-        """Draw one die, appending its face and place to the lists; return the face."""
+    def take_one(self, sides: int, tape: Tape) -> int:
+        """Draw one die, appending its face and place to the tape; return the face."""
         limit = _U32 - _U32 % sides
         place = self._next
         word = self._words[place] if place < len(self._words) else self._word_at(place)
@@ -195,8 +269,8 @@ class SeededSource:
             word = self._word_at(place)
         self._next = place + 1
         face = word % sides + 1
-        faces.append(face)
-        places.append(place)
+        tape.faces.append(face)
+        tape.places.append(place)
         return face
 
 
@@ -205,7 +279,7 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-class ManualSource:
+class ManualSource(OneAtATime):
     """Faces typed in from physical dice, in draw order; each checked against its die."""
 
     def __init__(self, faces: Sequence[int]) -> None:
@@ -232,7 +306,7 @@ class ManualSource:
             raise ManualFacesError(f"too many faces: the roll used {self._used}, {extra} left over")
 
 
-class ReplaySource:
+class ReplaySource(OneAtATime):
     """Draws recorded earlier, handed back in order to resolve a roll again."""
 
     def __init__(self, draws: Sequence[Draw]) -> None:

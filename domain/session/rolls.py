@@ -126,38 +126,39 @@ def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
 
 def replay_events(spec: RollSpec, events: Sequence[DiceEvent]) -> RollState:
     """Resolve one side's dice events again: the initial dice, then each reroll in turn."""
-    (_, first), *rerolls = _segments(events)
+    (_, first), *rerolls = segments(events)
     state = _start_from(spec, first, len(rerolls))
     for number, (event, draws) in enumerate(rerolls, start=1):
         assert event is not None
         source = ReplaySource(draws)
         state = reroll(state, [event.replaced], source)
-        _all_used(source, f"reroll {number}")
+        all_used(source, f"reroll {number}")
     return state
 
 
-def _segments(
+def segments(
     events: Sequence[DiceEvent],
 ) -> list[tuple[ev.DieRerolled | None, list[Draw]]]:
-    # The initial dice with their explosions, then each reroll with the explosions after it.
-    segments: list[tuple[ev.DieRerolled | None, list[Draw]]] = [(None, [])]
+    """Return the initial dice with their chains, then each reroll with the chains after it."""
+    parts: list[tuple[ev.DieRerolled | None, list[Draw]]] = [(None, [])]
     for event in events:
         if isinstance(event, ev.DieRerolled):
-            segments.append((event, [draw_of(event.die)]))
+            parts.append((event, [draw_of(event.die)]))
         elif isinstance(event, ev.DiceRolled):
-            segments[-1][1].extend(draw_of(d) for d in event.dice)
+            parts[-1][1].extend(draw_of(d) for d in event.dice)
         else:
-            segments[-1][1].append(draw_of(event.die))
-    return segments
+            parts[-1][1].append(draw_of(event.die))
+    return parts
 
 
 def _start_from(spec: RollSpec, draws: list[Draw], rerolls: int) -> RollState:
     source = ReplaySource(draws)
     state = start(spec, source, rerolls)
-    _all_used(source, "the initial dice")
+    all_used(source, "the initial dice")
     return state
 
 
-def _all_used(source: ReplaySource, what: str) -> None:
+def all_used(source: ReplaySource, what: str) -> None:
+    """Refuse recorded dice that the rules never drew."""
     if source.remaining:
         raise CorruptLogError(f"{what}: {source.remaining} recorded dice were never needed")

@@ -1,11 +1,12 @@
-"""Derive a nonce's seeded dice again from the revealed epoch seed."""
+"""Derive a nonce's seeded dice again from the revealed epoch seed, with the reference."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diceledger.domain.dice.sources import Draw, SeededSource
+from diceledger.domain.dice.sources import Draw
 from diceledger.domain.session import events as ev
+from diceledger.domain.verification.reference import ReadableSeed
 
 
 def rederive(
@@ -17,7 +18,7 @@ def rederive(
     dice: Sequence[ev.DieRecord],
 ) -> list[Draw]:
     """Return the draws the seed gives for the recorded dice of one nonce, in order."""
-    source = SeededSource(seed, session_id, nonce, client_seed, salt)
+    source = ReadableSeed(seed, session_id, nonce, client_seed, salt)
     return [source.draw(die.sides) for die in dice]
 
 

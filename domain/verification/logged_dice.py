@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diceledger.domain.dice.sources import DiceSource, Draw, Provenance
+from diceledger.domain.dice.sources import DiceSource, Draw, OneAtATime, Provenance
 from diceledger.domain.errors import DiceSourceError
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import DiceFactory, TypedFactory
@@ -56,7 +56,7 @@ def roll_run(
     return run, final
 
 
-class LoggedDice:
+class LoggedDice(OneAtATime):
     """Hand back a command's recorded dice in order, as a dice source."""
 
     def __init__(self, run: Run, complete: bool, missing_at: int, what: str) -> None:

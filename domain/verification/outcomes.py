@@ -1,14 +1,19 @@
-"""Resolve a recorded roll again from its dice and compare with what the log claims."""
+"""Resolve a recorded roll again from its dice and compare with what the log claims.
+
+The dice are resolved by the reference engine (reference.py), not the one that rolled
+them, so a fault of the production engine shows as a failure here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diceledger.domain.dice.engine import Die, RollState
+from diceledger.domain.dice.rollstate import Die
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
+from diceledger.domain.session.rolls import die_records, rounds_of, side_events, spec_of
 from diceledger.domain.session.state import Roll
+from diceledger.domain.verification.reference import ReadableRoll, replay
 
 
 def _shape(die: Die) -> tuple[object, ...]:
@@ -37,7 +42,7 @@ def _recorded_shape(record: ev.DieRecord) -> tuple[object, ...]:
     )
 
 
-def _compare_dice(roll_id: int, rolled: RollState, records: Sequence[ev.DieRecord]) -> list[str]:
+def _compare_dice(roll_id: int, rolled: ReadableRoll, records: Sequence[ev.DieRecord]) -> list[str]:
     for die, record in zip(rolled.dice, records, strict=False):
         if _shape(die) != _recorded_shape(record):
             return [
@@ -58,7 +63,7 @@ def check_roll(roll: Roll) -> list[str]:
 
 
 def _check_single(roll: Roll) -> list[str]:
-    rolled = replay_state(roll)
+    rolled = replay(spec_of(roll.request, roll.request.side), roll.dice)
     problems = _compare_dice(roll.roll_id, rolled, die_records(roll))
     resolution = roll.resolution
     if resolution is None or problems:
@@ -87,7 +92,7 @@ def _check_single(roll: Roll) -> list[str]:
 
 
 def _check_opposed(roll: Roll) -> list[str]:
-    rounds = replay_rounds(roll)
+    rounds = _replayed_rounds(roll)
     for number, pair in enumerate(rounds, start=1):
         for side, rolled in enumerate(pair):
             problems = _compare_dice(roll.roll_id, rolled, die_records(roll, side, number))
@@ -122,3 +127,13 @@ def _check_opposed(roll: Roll) -> list[str]:
     if claimed != expected:
         return [f"roll {roll.roll_id}: the log says {claimed}, the dice give {expected}"]
     return []
+
+
+def _replayed_rounds(roll: Roll) -> list[tuple[ReadableRoll, ReadableRoll]]:
+    request = roll.request
+    assert request.opponent is not None
+    first, second = spec_of(request, request.side), spec_of(request, request.opponent)
+    return [
+        (replay(first, side_events(roll, 0, n)), replay(second, side_events(roll, 1, n)))
+        for n in range(1, rounds_of(roll) + 1)
+    ]

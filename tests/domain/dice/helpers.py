@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from diceledger.domain.dice.notation import parse
 from diceledger.domain.dice.request import Modifier, RollSpec, build_spec
-from diceledger.domain.dice.sources import Draw, Provenance
+from diceledger.domain.dice.sources import Draw, OneAtATime, Provenance
 
 
 def mods(*amounts: int) -> tuple[Modifier, ...]:
@@ -27,7 +27,7 @@ def plain(text: str, **options: object) -> RollSpec:
     return build_spec(parse(text), check=False, **options)  # type: ignore[arg-type]
 
 
-class FacesThenOnes:
+class FacesThenOnes(OneAtATime):
     """Gives the listed faces, then 1s forever: a source that never runs out."""
 
     def __init__(self, faces: Iterable[int]) -> None:
@@ -40,7 +40,7 @@ class FacesThenOnes:
         return Draw(sides, face, Provenance.MANUAL)
 
 
-class AlwaysMax:
+class AlwaysMax(OneAtATime):
     """A broken source that always shows the maximum."""
 
     def draw(self, sides: int) -> Draw:

@@ -13,7 +13,7 @@ import pytest
 from diceledger.domain.dice.engine import roll
 from diceledger.domain.dice.notation import parse
 from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec
-from diceledger.domain.dice.sources import Draw, Provenance
+from diceledger.domain.dice.sources import Draw, OneAtATime, Provenance
 from diceledger.domain.odds import distribution
 
 
@@ -22,7 +22,7 @@ class NeedsFace(Exception):
         self.sides = sides
 
 
-class ScriptedFaces:
+class ScriptedFaces(OneAtATime):
     """Hands out a fixed prefix of faces, then asks the walk to branch on the next die."""
 
     def __init__(self, faces: tuple[int, ...]) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TypeVar
 
-from diceledger.domain.dice.sources import DiceSource, Draw, Provenance
+from diceledger.domain.dice.sources import DiceSource, Draw, OneAtATime, Provenance
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
@@ -41,7 +41,7 @@ class Scripted:
         return _Queue(queue)
 
 
-class _Queue:
+class _Queue(OneAtATime):
     def __init__(self, faces: list[int]) -> None:
         self.faces = faces
         self.word = 0
