@@ -12,6 +12,9 @@ The browser's copy (web/static/witness-words.js) is kept equal to this one by a 
 
 from __future__ import annotations
 
+from diceledger.domain.checkpoint import Checkpoint
+from diceledger.domain.signed_note import SignedNote
+
 WORD_COUNT = 5
 WORDS = tuple(
     """
@@ -51,3 +54,9 @@ def fingerprint_words(root: bytes) -> str:
 def checkpoint_label(size: int, root: bytes) -> str:
     """Return how a checkpoint is shown to people: ``#<size> · <words>``."""
     return f"#{size}{SEPARATOR}{fingerprint_words(root)}"
+
+
+def note_label(note: str) -> str:
+    """Return the label of a signed checkpoint note (read, not verified: for showing)."""
+    checkpoint = Checkpoint.parse(SignedNote.parse(note).text)
+    return checkpoint_label(checkpoint.size, checkpoint.root)

@@ -147,7 +147,9 @@ def test_a_gms_blind_opposed_check_is_decided_by_the_gm_alone(
     text = content(rolled)
     assert "· (the ambush) · blind\n" in text and "awaiting **mira**'s rerolls" in text
     (notice,) = discord_table.webhooks.messages()
-    assert notice["content"] == "**#1** · the GM rolled blind" and "flags" not in notice
+    said, checkpoint = notice["content"].split("\n")
+    assert said == "**#1** · the GM rolled blind" and "flags" not in notice
+    assert checkpoint.startswith("checkpoint #")
     before = discord_table.events()
     answer = click(discord_table, ANN, buttons(rolled)["Accept (mira)"])
     assert "no roll 1 in session" in refused(discord_table, answer)  # hidden from players
@@ -197,11 +199,11 @@ def test_a_deferred_blind_opposed_check_waits_privately(
             method, _, message = table.webhooks.calls[-2]  # the answer, then the notice
             assert method == "PATCH" and message is not None
             assert "awaiting **mira**'s rerolls" in message["content"]
-            assert table.webhooks.calls[-1][2] == {
-                "content": "**#1** · the GM rolled blind",
-                "allowed_mentions": {"parse": []},
-                "components": [],
-            }
+            notice = table.webhooks.calls[-1][2]
+            assert notice is not None
+            said, checkpoint = str(notice.pop("content")).split("\n")
+            assert said == "**#1** · the GM rolled blind" and checkpoint.startswith("checkpoint #")
+            assert notice == {"allowed_mentions": {"parse": []}, "components": []}
     finally:
         table.services.app.close()
         table.engine.dispose()

@@ -30,7 +30,7 @@ DEFAULT_HISTORY = 5
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
 SECRET_ANSWERS = frozenset({"invite"})
 # Answers only their asker sees, known before they are computed (a deferred reply says so).
-PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats"})
+PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats", "verify"})
 # Subcommands that draw dice; every button (a reroll, an accept) counts as one too.
 DICE_ANSWERS = frozenset({"check", "save", "roll", "opposed", "blind"})
 
@@ -82,7 +82,8 @@ class TableActions:
         """End the session (GM); its seed is revealed."""
         seat = self._seat(interaction)
         ended = self._app.end_session(seat.member, seat.session_id)
-        return Reply(Message(texts.ended_text(seat.session_id, ended.last_epoch, self._links)))
+        text = texts.ended_text(seat.session_id, ended.last_epoch, self._links, ended.checkpoint)
+        return Reply(Message(text))
 
     # -- rolls -------------------------------------------------------------------------------
 
@@ -132,6 +133,13 @@ class TableActions:
         reason = interaction.text("reason") or ""
         result = self._app.open_dispute(seat.member, seat.session_id, _roll_id(interaction), reason)
         return Reply(Message(texts.dispute_text(result)))
+
+    def verify(self, interaction: Interaction) -> Reply:
+        """Give the member the verify page of the session and its checkpoint now, privately."""
+        seat = self._seat(interaction)
+        found = self._app.proofs.checkpoint(seat.session_id)
+        text = texts.verify_text(seat.session_id, found.note, self._links)
+        return Reply(Message(text, ephemeral=True))
 
     def button(self, interaction: Interaction) -> Reply:
         """Reroll one die, or accept, from the buttons of a roll (whoever decides it only).
@@ -184,11 +192,12 @@ class TableActions:
             result.rerolls_left,
             result.reroll_scope.value,
             result.waiting_for,
+            result.checkpoint,
         )
         return roll_message(shown, self._links, ephemeral)
 
     def _blind(self, result: RollResult) -> Reply:
-        notice = Message(blind_notice(result.roll.roll_id))
+        notice = Message(blind_notice(result.roll.roll_id, result.checkpoint))
         return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
 
     def _require_turn(self, seat: Seat, pressed: Pressed) -> None:
@@ -219,6 +228,7 @@ ACTIONS: dict[str, Action] = {
     "blind": TableActions.blind,
     "reveal": TableActions.reveal,
     "dispute": TableActions.dispute,
+    "verify": TableActions.verify,
     "end": TableActions.end,
     "odds": TableActions.odds,
     "history": TableActions.history,

@@ -6,7 +6,8 @@ modifiers, Eased and Hindered, the total and the outcome; a roll awaiting reroll
 one button per live die and an accept button (an opposed check: the dice of the side whose
 turn it is, and the message names that side). A long roll is cut between dice, never
 inside one, and always keeps its total. Links go to the roll on the web table and to its
-receipt when the server knows its public URL.
+receipt when the server knows its public URL. The last line is the checkpoint the command
+produced, as ``#size · words`` (domain/fingerprint.py), for a table to compare.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import quote
 
 from diceledger.domain.dice.engine import Die, RollState
 from diceledger.domain.dice.render import render_roll
+from diceledger.domain.fingerprint import note_label
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds, replay_side, replay_state
 from diceledger.domain.session.state import AWAITING, Roll
@@ -83,23 +85,33 @@ class ShownRoll:
     rerolls_left: int
     scope: str
     waiting_for: str | None = None  # an opposed check's side whose turn it is, by name
+    checkpoint: str | None = None  # the signed checkpoint the command produced
+
+
+def checkpoint_line(note: str | None) -> str:
+    """Return the line that ends a result: its checkpoint as people compare it, if signed."""
+    return "" if note is None else f"checkpoint {note_label(note)}"
 
 
 def roll_message(shown: ShownRoll, links: Links, ephemeral: bool = False) -> Message:
     """Return the message of a roll: heading, sources, dice, outcome, links, buttons."""
     roll = shown.roll
     before = [line for line in (_heading(roll), _sources(roll.request)) if line]
-    after = [
-        line for line in (_outcome(shown), links.roll_line(shown.session_id, roll.roll_id)) if line
-    ]
+    ending = (
+        _outcome(shown),
+        links.roll_line(shown.session_id, roll.roll_id),
+        checkpoint_line(shown.checkpoint),
+    )
+    after = [line for line in ending if line]
     room = MAX_CONTENT - sum(len(line) + 1 for line in before + after)
     content = "\n".join(before + _dice_lines(roll, room) + after)
     return Message(content, _buttons(shown), ephemeral)
 
 
-def blind_notice(roll_id: int) -> str:
-    """Return what the channel sees of a hidden blind roll."""
-    return f"**#{roll_id}** · the GM rolled blind"
+def blind_notice(roll_id: int, checkpoint: str | None = None) -> str:
+    """Return what the channel sees of a hidden blind roll (and the checkpoint, if given)."""
+    line = checkpoint_line(checkpoint)
+    return f"**#{roll_id}** · the GM rolled blind" + (f"\n{line}" if line else "")
 
 
 def roll_summary(roll: Roll, budget: int) -> str:
