@@ -133,6 +133,21 @@ def test_each_new_signed_checkpoint_follows_the_events_it_covers(
     assert len({block.json()["checkpoint"] for block in checkpoints}) == len(checkpoints)
 
 
+def test_a_players_stream_carries_the_checkpoints_of_a_hidden_blind_roll(
+    served: tuple[Client, Table],
+) -> None:
+    client, table = served
+    with client.stream(table.sid, table.ann) as stream:
+        stream.next()  # retry
+        blocks_through_checkpoint(stream, client.head(table.sid, table.gm))
+        client.post(f"/api/v1/sessions/{table.sid}/rolls", table.gm, BLIND)
+        head = client.head(table.sid, table.gm)
+        blocks = blocks_through_checkpoint(stream, head)
+    latest = client.get(f"/api/v1/sessions/{table.sid}/checkpoint", table.ann).json()
+    assert blocks[-1].json() == {"size": head, "checkpoint": latest["checkpoint"]}
+    assert all(block.json()["line"]["hidden"] for block in blocks if block.id is not None)
+
+
 def test_reconnecting_with_last_event_id_resumes_without_loss_or_repetition(
     served: tuple[Client, Table],
 ) -> None:

@@ -157,8 +157,10 @@ def test_a_fork_shown_to_one_browser_raises_the_banner_within_one_update(
     assert "roots of the trees" in said
     assert evidence(gm, "kept") == kept_note
     assert evidence(gm, "shown") == str(fork)
-    gm.driver.refresh()  # it stays
+    gm.driver.refresh()  # it stays, on every page of the session
     banner(gm)
+    gm.open(f"/s/{gm.session_id}/stats")
+    assert evidence(gm, "shown") == str(fork) and BANNER in banner(gm)
 
 
 def test_a_changed_key_raises_the_banner(
