@@ -83,14 +83,14 @@ export class Witness {
 
   async hold(note) {
     const signer = await this.signer(note);
-    const shown = await openCheckpoint(note, signer);
+    const shown = await openCheckpoint(note, signer.key);
     if (shown.sessionId !== this.sessionId) {
       throw new Alarm(`the checkpoint heads session ${shown.sessionId}, not this one`);
     }
     const keptNote = stored(this.keptName);
     if (keptNote !== null) await this.consistent(keptNote, shown);
     if (keptNote === null || shown.size > this.keptSize(keptNote)) store(this.keptName, note);
-    store(this.keyName, signer.text);
+    store(this.keyName, signer.pin.text);
     this.show();
   }
 
@@ -98,24 +98,44 @@ export class Witness {
     return Number(note.split("\n")[1]);
   }
 
-  /** Return the key that must have signed `note`: the pinned one, or its vouched successor. */
+  /**
+   * Return the key that signed `note` and the key to pin after it: the pinned key itself;
+   * a successor it vouched for (pinned from then on); or a predecessor that vouched for
+   * it (a session with no checkpoint since the rotation), which leaves the pin as it is.
+   */
   async signer(note) {
     const pinnedText = stored(this.keyName);
     const parsed = parseNote(note);
-    const keys = pinnedText === null || !(await this.signs(parsed, await parseVerifierKey(pinnedText)))
-      ? (await call("GET", "/api/v1/keys")).keys
-      : null;
-    if (keys === null) return parseVerifierKey(pinnedText);
+    if (pinnedText !== null) {
+      const pinned = await parseVerifierKey(pinnedText);
+      if (await this.signs(parsed, pinned)) return { key: pinned, pin: pinned };
+    }
+    const keys = (await call("GET", "/api/v1/keys")).keys;
+    const listed = await Promise.all(keys.map((entry) => parseVerifierKey(entry.verifier_key)));
+    const signers = [];
+    for (const key of listed) if (await this.signs(parsed, key)) signers.push(key);
     if (pinnedText === null) {
       // Trust on first use: the server's key that signed it, as the server lists it.
-      for (const entry of keys) {
-        const key = await parseVerifierKey(entry.verifier_key);
-        if (await this.signs(parsed, key)) return key;
-      }
-      throw new Error("no key the server lists signed its checkpoint");
+      if (!signers.length) throw new Error("no key the server lists signed its checkpoint");
+      return { key: signers[0], pin: signers[0] };
     }
-    // Follow the rotations from the pinned key, each vouched for by the one before.
-    let key = await parseVerifierKey(pinnedText);
+    const pinned = await parseVerifierKey(pinnedText);
+    for (const successor of await this.vouched(keys, pinned)) {
+      if (await this.signs(parsed, successor)) return { key: successor, pin: successor };
+    }
+    for (const key of signers) {
+      const later = await this.vouched(keys, key);
+      if (later.some((successor) => successor.text === pinned.text)) return { key, pin: pinned };
+    }
+    throw new Alarm(
+      `the checkpoint is signed by a key that the key pinned in this browser (${this.fingerprint(pinnedText)}) never vouched for`,
+    );
+  }
+
+  /** Return the keys `start` vouched for, in order: each rotation signed by the one before. */
+  async vouched(keys, start) {
+    const found = [];
+    let key = start;
     for (let step = 0; step < keys.length; step += 1) {
       const entry = keys.find((listed) => listed.verifier_key === key.text);
       if (!entry?.successor || !entry.rotation) break;
@@ -123,12 +143,10 @@ export class Witness {
       const endorsement = parseNote(entry.rotation);
       const wanted = `${ROTATION_FORMAT}\n${key.text}\n${successor.text}\n`;
       if (endorsement.text !== wanted || !(await signedBy(endorsement, key))) break;
-      if (await this.signs(parsed, successor)) return successor;
+      found.push(successor);
       key = successor;
     }
-    throw new Alarm(
-      `the checkpoint is signed by a key that the key pinned in this browser (${this.fingerprint(pinnedText)}) never vouched for`,
-    );
+    return found;
   }
 
   async signs(parsed, key) {
