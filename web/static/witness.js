@@ -248,6 +248,7 @@ export function pageWitness() {
       banner: document.getElementById("witness-alarm"),
     });
     if (globalThis.crypto?.subtle) witness.start();
+    else witness.footer.textContent = "This browser cannot check the server's checkpoints here: WebCrypto works only over HTTPS or from localhost.";
   }
   return witness;
 }
