@@ -11,6 +11,7 @@ from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import ROLL, SESSION
 from diceledger.cli.output import emit_json
 from diceledger.cli.witness import witness
+from diceledger.domain.fingerprint import checkpoint_label, fingerprint_words
 
 OUTPUT = click.option(
     "-o",
@@ -29,7 +30,9 @@ def checkpoint(app: AppContext, session_id: str, output: str | None) -> None:
     """Print the session's latest signed checkpoint (C2SP signed note), to keep.
 
     Anyone who keeps it can later prove that a log of the session dropped or changed
-    anything it signed: `diceledger verify SESSION --checkpoint FILE`.
+    anything it signed: `diceledger verify SESSION --checkpoint FILE`. With -o or --json
+    it is also shown as `#size · five words`, as the table page and Discord show it, so
+    that people at one table can compare by voice.
 
     \b
     Example:
@@ -40,6 +43,7 @@ def checkpoint(app: AppContext, session_id: str, output: str | None) -> None:
     if output is not None:
         _write(Path(output), result.note)
     signed = result.signed.checkpoint
+    label = checkpoint_label(signed.size, signed.root)
     if app.json:
         emit_json(
             {
@@ -48,16 +52,17 @@ def checkpoint(app: AppContext, session_id: str, output: str | None) -> None:
                 "root": signed.root.hex(),
                 "checkpoint": result.note,
                 "verifier_key": str(result.verifier_key),
+                "words": fingerprint_words(signed.root),
                 "file": output,
             }
         )
     elif output is not None:
         click.echo(
             f"checkpoint of {session_id}: {signed.size} events, root {signed.root.hex()}, "
-            f"signed by {result.verifier_key.name}; written to {output}"
+            f"signed by {result.verifier_key.name}; written to {output}\n{label}"
         )
     else:
-        click.echo(result.note, nl=False)
+        click.echo(result.note, nl=False)  # the note alone, to keep in a file
 
 
 @click.command("receipt")

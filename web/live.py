@@ -2,6 +2,8 @@
 
 Each event is ``id: <stream version>``, ``event: <event type>`` and one ``data:`` line of
 JSON ``{"line": <timeline line, as replay shows it>, "roll": <the roll's view, or null>}``.
+After the events a new signed checkpoint covers comes ``event: checkpoint`` with
+``{"size": <tree size>, "checkpoint": <the signed note>}`` (no id: it resumes nothing).
 The loop reads the store whenever the session's wake-up call rings and at least once per
 heartbeat, and ends when the client goes, when the worker shuts down, or when the token
 it was opened with stops being valid.
@@ -35,6 +37,20 @@ HEADERS = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class SignedHead:
+    """A session's latest signed checkpoint: its tree size and its signed note, verbatim."""
+
+    size: int
+    note: str
+
+
+def checkpoint_text(head: SignedHead) -> str:
+    """Return a signed checkpoint as a Server-Sent Event (without an id)."""
+    data = json.dumps({"size": head.size, "checkpoint": head.note}, ensure_ascii=False)
+    return f"event: checkpoint\ndata: {data}\n\n"
+
+
 def event_text(item: FeedItem) -> str:
     """Return one feed item as a Server-Sent Event."""
     data = json.dumps({"line": item.line.as_json(), "roll": item.roll}, ensure_ascii=False)
@@ -51,6 +67,7 @@ class StreamPlan:
     heartbeat_seconds: float
     still_allowed: Callable[[], bool]  # re-checked once per heartbeat, in a thread
     closed: Callable[[], None]  # told once when the stream ends, however it ends
+    latest: Callable[[], SignedHead | None]  # the latest signed checkpoint, read in a thread
 
 
 class EventStream(Response):
@@ -79,15 +96,26 @@ class EventStream(Response):
         with self.wakeups.subscribe(plan.session_id) as subscription:
             await _send(send, f"retry: {RETRY_MS}\n\n")
             after, last_sent, last_checked = plan.after, time.monotonic(), time.monotonic()
+            head_sent: str | None = None
             while not subscription.ending:
+                due = time.monotonic() - last_checked >= plan.heartbeat_seconds
                 try:
                     items = await anyio.to_thread.run_sync(plan.feed.read, after)
+                    # Only new events make a new checkpoint, but for an operator's adopt:
+                    # that one is seen at the next heartbeat. Each read costs a query.
+                    head = None
+                    if items or head_sent is None or due:
+                        head = await anyio.to_thread.run_sync(plan.latest)
                 except DiceledgerError as error:
                     # The client reconnects after `retry` and resumes where it was.
                     LOG.warning("a live stream of %s ended: %s", plan.session_id, error)
                     return
                 chunk = "".join(event_text(item) for item in items)
                 after = items[-1].version if items else after
+                # A checkpoint goes out only once the stream has read every event it covers.
+                if head is not None and head.note != head_sent and head.size <= plan.feed.version:
+                    chunk += checkpoint_text(head)
+                    head_sent = head.note
                 now = time.monotonic()
                 if now - last_checked >= plan.heartbeat_seconds:
                     if not await anyio.to_thread.run_sync(plan.still_allowed):

@@ -109,7 +109,7 @@ def _flag(name: str, description: str) -> Option:
 
 
 def _sources(name: str, what: str) -> Option:
-    return _text(name, f"{what} sources, e.g. 1:flank,1:bless", length=SOURCES_LENGTH)
+    return _text(name, f"{what}, e.g. 1:flank,1:bless", length=SOURCES_LENGTH)
 
 
 EXPRESSION = _text("expression", "Dice, e.g. 1d20+5", True, EXPRESSION_LENGTH)
@@ -168,6 +168,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("reveal", "GM: show a blind roll to the players", (ROLL_ID,)),
     Subcommand("dispute", "Dispute a roll", (ROLL_ID, _text("reason", "Why", True))),
     Subcommand("end", "GM: end the session and reveal its seed"),
+    Subcommand("verify", "A link to verify this session, and its checkpoint now"),
     Subcommand("odds", "Exact odds of a roll or check, before rolling", (
         EXPRESSION, TARGET, _number("dc", "DC MOD (target 10+MOD)", -1_000_000, 1_000_000),
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED, REROLL,

@@ -8,7 +8,16 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from diceledger.web.context import Settings
-from tests.api.live import Client, Sse, Table, ThreadServer, open_table, serve_in_thread
+from tests.api.live import (
+    MOST_LINES,
+    Client,
+    Sse,
+    SseReader,
+    Table,
+    ThreadServer,
+    open_table,
+    serve_in_thread,
+)
 
 CHECK = {"kind": "check", "expression": "1d20+5", "target": 15}
 BLIND = {
@@ -83,6 +92,60 @@ def test_a_client_sees_every_event_in_order_as_rolls_happen(
     answered = {k: v for k, v in rolled[-1].json().items() if k != "checkpoint"}
     assert last["roll"] == answered
     assert seen[0].json()["roll"] is None  # SessionStarted belongs to no roll
+
+
+def blocks_through_checkpoint(stream: SseReader, size: int) -> list[Sse]:
+    """Return the stream's blocks up to the checkpoint of ``size`` events (comments skipped)."""
+    blocks: list[Sse] = []
+    for _ in range(MOST_LINES):
+        block = stream.next()
+        assert block is not None, f"the stream ended before the checkpoint of {size}"
+        if block.comments:
+            continue
+        blocks.append(block)
+        if block.event == "checkpoint" and block.json()["size"] >= size:
+            return blocks
+    raise AssertionError(f"no checkpoint of {size} came within {MOST_LINES} blocks")
+
+
+def test_each_new_signed_checkpoint_follows_the_events_it_covers(
+    served: tuple[Client, Table],
+) -> None:
+    client, table = served
+    rolls = f"/api/v1/sessions/{table.sid}/rolls"
+    with client.stream(table.sid, table.ann) as stream:
+        stream.next()  # retry
+        blocks = blocks_through_checkpoint(stream, client.head(table.sid, table.ann))
+        client.post(rolls, table.bob, CHECK)
+        client.post(rolls, table.gm, CHECK)
+        blocks += blocks_through_checkpoint(stream, client.head(table.sid, table.ann))
+    latest = client.get(f"/api/v1/sessions/{table.sid}/checkpoint", table.ann).json()
+    checkpoints = [block for block in blocks if block.event == "checkpoint"]
+    assert checkpoints[-1].json() == {"size": latest["size"], "checkpoint": latest["checkpoint"]}
+    assert all(block.id is None for block in checkpoints)  # a resume is by events only
+    seen = 0
+    for block in blocks:
+        if block.id is not None:
+            seen = block.version
+        else:  # every event a checkpoint covers came before it
+            assert block.json()["size"] <= seen
+            assert block.json()["checkpoint"].splitlines()[1] == str(block.json()["size"])
+    assert len({block.json()["checkpoint"] for block in checkpoints}) == len(checkpoints)
+
+
+def test_a_players_stream_carries_the_checkpoints_of_a_hidden_blind_roll(
+    served: tuple[Client, Table],
+) -> None:
+    client, table = served
+    with client.stream(table.sid, table.ann) as stream:
+        stream.next()  # retry
+        blocks_through_checkpoint(stream, client.head(table.sid, table.gm))
+        client.post(f"/api/v1/sessions/{table.sid}/rolls", table.gm, BLIND)
+        head = client.head(table.sid, table.gm)
+        blocks = blocks_through_checkpoint(stream, head)
+    latest = client.get(f"/api/v1/sessions/{table.sid}/checkpoint", table.ann).json()
+    assert blocks[-1].json() == {"size": head, "checkpoint": latest["checkpoint"]}
+    assert all(block.json()["line"]["hidden"] for block in blocks if block.id is not None)
 
 
 def test_reconnecting_with_last_event_id_resumes_without_loss_or_repetition(

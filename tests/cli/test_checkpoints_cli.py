@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
 from diceledger.domain.checkpoint import Checkpoint
+from diceledger.domain.fingerprint import checkpoint_label
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.infra.app.application import Application
 from diceledger.infra.db import make_engine
@@ -84,6 +85,16 @@ def test_checkpoint_prints_the_signed_note_and_writes_it_to_a_file(
     assert path.read_text() == note == shown["checkpoint"]
     assert shown["size"] == head(note).size and shown["root"] == head(note).root.hex()
     assert shown["verifier_key"] == str(open_keyring().current().verifier)
+
+
+def test_checkpoint_names_its_size_and_words_as_the_pages_and_discord_do(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    note = ledger.ok("ann", "checkpoint", table)
+    label = checkpoint_label(head(note).size, head(note).root)
+    assert ledger.data("ann", "checkpoint", table)["words"] == label.split(" \u00b7 ")[1]
+    written = ledger.ok("ann", "checkpoint", table, "-o", str(tmp_path / "kept.checkpoint"))
+    assert written.splitlines()[-1] == label
 
 
 def test_a_receipt_is_printed_and_checked_with_no_database(

@@ -107,7 +107,8 @@ def test_a_session_played_through_a_real_server_verifies(sqlite_url: str) -> Non
                 "POST",
                 f"/api/v10/webhooks/{discord.sent[-1]['application_id']}/{token}",
             )
-            assert notice.body["content"] == "**#2** · the GM rolled blind"
+            said, checkpoint = notice.body["content"].split("\n")
+            assert said == "**#2** · the GM rolled blind" and checkpoint.startswith("checkpoint #")
             assert "ended" in discord.run(MIRA, "end")["data"]["content"]
     result = verify_with_cli(sqlite_url, session_id)
     assert result.exit_code == 0, result.output

@@ -26,7 +26,7 @@ def test_register_puts_the_commands_with_the_bot_token() -> None:
         result = register(api.url)
     assert result.exit_code == 0, result.output
     assert result.output == (
-        f"registered /dl with 14 subcommands globally for application {APP_ID}\n"
+        f"registered /dl with 15 subcommands globally for application {APP_ID}\n"
     )
     (put,) = api.received
     assert (put.method, put.path) == ("PUT", f"/api/v10/applications/{APP_ID}/commands")

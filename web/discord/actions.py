@@ -31,7 +31,7 @@ DEFAULT_HISTORY = 5
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
 SECRET_ANSWERS = frozenset({"invite"})
 # Answers only their asker sees, known before they are computed (a deferred reply says so).
-PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats"})
+PRIVATE_ANSWERS = frozenset({"invite", "blind", "stats", "verify"})
 # Subcommands that draw dice; every button (a reroll, an accept) counts as one too.
 DICE_ANSWERS = frozenset({"check", "save", "roll", "opposed", "blind"})
 
@@ -87,7 +87,7 @@ class TableActions:
         """End the session (GM); its seed is revealed."""
         seat = self._seat(interaction)
         ended = self._app.end_session(seat.member, seat.session_id)
-        return Reply(Message(texts.ended_text(ended, self._links)))
+        return Reply(Message(texts.ended_text(ended, self._links, ended.checkpoint)))
 
     # -- rolls -------------------------------------------------------------------------------
 
@@ -137,6 +137,13 @@ class TableActions:
         reason = interaction.text("reason") or ""
         result = self._app.open_dispute(seat.member, seat.session_id, _roll_id(interaction), reason)
         return Reply(Message(texts.dispute_text(result)))
+
+    def verify(self, interaction: Interaction) -> Reply:
+        """Give the member the verify page of the session and its checkpoint now, privately."""
+        seat = self._seat(interaction)
+        found = self._app.proofs.checkpoint(seat.session_id)
+        text = texts.verify_text(seat.session_id, found.note, self._links)
+        return Reply(Message(text, ephemeral=True))
 
     def button(self, interaction: Interaction) -> Reply:
         """Reroll one die, or accept, from the buttons of a roll (whoever decides it only).
@@ -193,11 +200,11 @@ class TableActions:
     def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
         seen = result.roll
         if isinstance(seen, HiddenRoll):
-            return Message(blind_notice(seen.roll_id), ephemeral=ephemeral)
-        return roll_message(seen, self._links, ephemeral)
+            return Message(blind_notice(seen.roll_id, result.checkpoint), ephemeral=ephemeral)
+        return roll_message(seen, self._links, ephemeral, result.checkpoint)
 
     def _blind(self, result: RollResult) -> Reply:
-        notice = Message(blind_notice(result.roll.roll_id))
+        notice = Message(blind_notice(result.roll.roll_id, result.checkpoint))
         return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
 
 
@@ -213,6 +220,7 @@ ACTIONS: dict[str, Action] = {
     "blind": TableActions.blind,
     "reveal": TableActions.reveal,
     "dispute": TableActions.dispute,
+    "verify": TableActions.verify,
     "end": TableActions.end,
     "odds": TableActions.odds,
     "history": TableActions.history,

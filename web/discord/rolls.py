@@ -6,7 +6,8 @@ modifiers, Eased and Hindered, the total and the outcome; a roll awaiting reroll
 one button per live die and an accept button (an opposed check: the dice of the side whose
 turn it is, and the message names that side). A long roll is cut between dice, never
 inside one, and always keeps its total. Links go to the roll on the web table and to its
-receipt when the server knows its public URL.
+receipt when the server knows its public URL. The last line is the checkpoint the command
+produced, as ``#size · words`` (domain/fingerprint.py), for a table to compare.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import quote
 
 from diceledger.domain.dice.engine import Die, RollState
 from diceledger.domain.dice.render import render_roll
+from diceledger.domain.fingerprint import note_label
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds, replay_side, replay_state
 from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
@@ -74,21 +76,33 @@ class Links:
         return f"[roll #{roll_id} on the table](<{page}>) · [receipt](<{receipt}>)"
 
 
-def roll_message(shown: ShownRoll, links: Links, ephemeral: bool = False) -> Message:
-    """Return the message of a roll: heading, sources, dice, outcome, links, buttons."""
+def checkpoint_line(note: str | None) -> str:
+    """Return the line that ends a result: its checkpoint as people compare it, if signed."""
+    return "" if note is None else f"checkpoint {note_label(note)}"
+
+
+def roll_message(
+    shown: ShownRoll, links: Links, ephemeral: bool = False, checkpoint: str | None = None
+) -> Message:
+    """Return the message of a roll: heading, sources, dice, outcome, links, buttons, and
+    the checkpoint the command produced (if given)."""
     roll = shown.roll
     before = [line for line in (_heading(shown), _sources(roll.request)) if line]
-    after = [
-        line for line in (_outcome(shown), links.roll_line(shown.session_id, roll.roll_id)) if line
-    ]
+    ending = (
+        _outcome(shown),
+        links.roll_line(shown.session_id, roll.roll_id),
+        checkpoint_line(checkpoint),
+    )
+    after = [line for line in ending if line]
     room = MAX_CONTENT - sum(len(line) + 1 for line in before + after)
     content = "\n".join(before + _dice_lines(shown, room) + after)
     return Message(content, _buttons(shown), ephemeral)
 
 
-def blind_notice(roll_id: int) -> str:
-    """Return what the channel sees of a hidden blind roll."""
-    return f"**#{roll_id}** · the GM rolled blind"
+def blind_notice(roll_id: int, checkpoint: str | None = None) -> str:
+    """Return what the channel sees of a hidden blind roll (and the checkpoint, if given)."""
+    line = checkpoint_line(checkpoint)
+    return f"**#{roll_id}** · the GM rolled blind" + (f"\n{line}" if line else "")
 
 
 def roll_summary(seen: SeenRoll, budget: int) -> str:

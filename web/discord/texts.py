@@ -22,7 +22,7 @@ from diceledger.infra.app.results import (
 )
 from diceledger.web.discord.markdown import clip, escape
 from diceledger.web.discord.replies import MAX_CONTENT
-from diceledger.web.discord.rolls import Links, roll_summary
+from diceledger.web.discord.rolls import Links, checkpoint_line, roll_summary
 
 NAME = 60
 TEXT = 300
@@ -65,10 +65,31 @@ def dispute_text(result: DisputeResult) -> str:
     return (
         f"**{escape(clip(result.by, NAME))}** disputes roll **#{result.roll_id}**: "
         f"{escape(clip(result.note or '', TEXT))}\nA GM reviews it and rules."
+        + _ending(result.checkpoint)
     )
 
 
-def ended_text(ended: SessionEndResult, links: Links) -> str:
+def _ending(checkpoint: str | None) -> str:
+    line = checkpoint_line(checkpoint)
+    return f"\n{line}" if line else ""
+
+
+def verify_text(session_id: str, checkpoint: str, links: Links) -> str:
+    """Return where a member verifies the session, and the checkpoint to compare now."""
+    page = links.page(session_id)
+    where = (
+        f"Verify session `{session_id}` in your browser: <{page}/verify>"
+        if page
+        else f"Verify session `{session_id}` on its web table's Verify page "
+        "(this server names no public URL)."
+    )
+    return (
+        f"{where}\nThe session's {checkpoint_line(checkpoint)}. Everyone at the table who "
+        "reads the same size and words saw the same log."
+    )
+
+
+def ended_text(ended: SessionEndResult, links: Links, checkpoint: str | None = None) -> str:
     """Return the channel's news of the end, with the seed anyone can now check."""
     session_id, epoch = ended.session_id, ended.last_epoch
     return (
@@ -76,6 +97,7 @@ def ended_text(ended: SessionEndResult, links: Links) -> str:
         f"`{epoch.seed}`\n"
         "With it anyone can re-derive every die of the session and check the whole log."
         + _link(links, session_id, "verify on the web table")
+        + _ending(checkpoint)
     )
 
 

@@ -9,10 +9,12 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.errors import DiceledgerError, InvalidInputError
+from diceledger.domain.signed_note import SignedNote
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
-from diceledger.web.live import EventStream, StreamPlan
+from diceledger.web.live import EventStream, SignedHead, StreamPlan
 from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers
 from diceledger.web.schemas import AS_WRITTEN
 
@@ -47,6 +49,7 @@ async def events(
 
     Each event's id is its stream version; a reconnecting client's Last-Event-ID (or, on a
     first connection, ``?after=``) resumes after that version, so nothing is lost or repeated.
+    Each new signed checkpoint follows the events it covers, as ``event: checkpoint``.
     """
     resume = _last_event_id(request)
     feed = await run_in_threadpool(web.app.follow, member.member, session_id)
@@ -59,6 +62,7 @@ async def events(
         web.settings.heartbeat_seconds,
         _still_allowed(web, bearer_token(request, session_id), session_id),
         lambda: web.limits.close_stream(slot),
+        _latest(web, session_id),
     )
     return EventStream(plan, web.live.wakeups)
 
@@ -70,6 +74,16 @@ def _last_event_id(request: Request) -> int | None:
     if not VERSION.fullmatch(header):
         raise InvalidInputError("Last-Event-ID must be a stream version (a whole number)")
     return int(header)
+
+
+def _latest(web: WebServices, session_id: str) -> Callable[[], SignedHead | None]:
+    def read() -> SignedHead | None:
+        note = web.app.proofs.latest(session_id)
+        if note is None:
+            return None
+        return SignedHead(Checkpoint.parse(SignedNote.parse(note).text).size, note)
+
+    return read
 
 
 def _still_allowed(web: WebServices, token: str | None, session_id: str) -> Callable[[], bool]:

@@ -2,7 +2,8 @@
 // session's Server-Sent Events (GET .../events) bring each new event: `id` is the stream
 // version, `event` its type, `data` {"line": ..., "roll": <the roll's view or null>}.
 // EventSource reconnects by itself and sends Last-Event-ID, so the server resumes after
-// the last event seen; and after every reconnection the log is loaded again in full, so
+// the last event seen; each new signed checkpoint follows the events it covers (`event:
+// checkpoint`, data {"size", "checkpoint"}) and goes to onCheckpoint; after every reconnection the log is loaded again in full, so
 // not a roll is missed even when the browser had to start a new stream. A lost
 // connection shows a banner until the stream is back. A server without the stream route
 // is read by polling instead.
@@ -19,13 +20,14 @@ const POLL_MS = 1500;
 const RETRY_MS = 3000;
 
 export class LiveLog {
-  constructor({ api, banner, status, onRoll, onSession, onLine }) {
+  constructor({ api, banner, status, onRoll, onSession, onLine, onCheckpoint }) {
     this.api = api;
     this.banner = banner;
     this.status = status;
     this.onRoll = onRoll; // a roll's view to draw
     this.onSession = onSession; // the whole session's view (members, ended)
     this.onLine = onLine; // a timeline line, for events that are not about a roll
+    this.onCheckpoint = onCheckpoint; // a signed checkpoint note (null: ask for the latest)
     this.lost = false;
   }
 
@@ -54,6 +56,7 @@ export class LiveLog {
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (event) => this.received(JSON.parse(event.data)));
     }
+    source.addEventListener("checkpoint", (event) => this.onCheckpoint(JSON.parse(event.data).checkpoint));
     source.addEventListener("error", () => {
       if (!opened && !this.lost && source.readyState === EventSource.CLOSED) {
         source.close();
@@ -81,6 +84,7 @@ export class LiveLog {
     this.polling = setInterval(async () => {
       try {
         await this.reload();
+        this.onCheckpoint(null);
         if (this.lost) this.recovered(false);
       } catch {
         this.connectionLost();

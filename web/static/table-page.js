@@ -4,6 +4,7 @@ import { renderRoll } from "./dice-view.js";
 import { LiveLog } from "./live-log.js";
 import { RollActions } from "./roll-actions.js";
 import { RollForm } from "./roll-form.js";
+import { pageWitness } from "./witness.js";
 
 const table = document.getElementById("table");
 const api = table.dataset.api;
@@ -69,6 +70,7 @@ const live = new LiveLog({
   onRoll: showRoll,
   onSession: showSession,
   onLine: showLine,
+  onCheckpoint: (note) => pageWitness()?.observe(note),
 });
 live.start().catch((error) => {
   status.textContent = `The rolls could not be loaded: ${error.message}`;
