@@ -269,7 +269,7 @@ def demo(seed: int, directory: str | None) -> None:
     click.echo()
     click.secho("== Explore further", bold=True)
     for line in (
-        "source .venv/bin/activate    # after `make demo`, to put diceledger on PATH",
+        ". .venv/bin/activate    # in a new shell, from the checkout: diceledger on PATH",
         f"export DICELEDGER_DB={url} DICELEDGER_SIGNING_KEY={folder / 'signing.key'}",
         f"diceledger --as mira session show {tour.session}",
         f"diceledger --as mira dispute review {tour.session} 2",

@@ -58,8 +58,10 @@ def replay(
     totals as they stood. --json prints JSON Lines, one object per event.
 
     \b
-    Example:
-      diceledger --as ann replay tomb-of-ash-1a2b3c --at 2026-11-29T21:00:00Z
+    Examples:
+      diceledger --as ann check "$S" "1d20+5" --target 15
+      diceledger --as ann replay "$S"
+      diceledger --as ann replay "$S" --until-position 3 --json
     """
     from diceledger.infra.app.results import Moment
 

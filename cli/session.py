@@ -61,7 +61,7 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
 
     \b
     Example:
-      diceledger --as ann session join tomb-of-ash-1a2b3c --client-seed "ann's lucky words"
+      diceledger --as cara session join "$S" --client-seed "cara's lucky words"
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
     joined = app.app().join(app.actor, session_id, command)
@@ -120,7 +120,7 @@ def show(app: AppContext, session_id: str) -> None:
 
     \b
     Example:
-      diceledger session show tomb-of-ash-1a2b3c
+      diceledger --as ann session show "$S"
     """
     from diceledger.infra.app.results import RollResult
 
@@ -158,7 +158,7 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
 
     \b
     Example:
-      diceledger --as gm session end tomb-of-ash-1a2b3c --dispute-days 3
+      diceledger --as gm session end "$S" --dispute-days 3
     """
     ended = app.app().end_session(app.actor, session_id, dispute_days * 86400)
     epoch = ended.last_epoch
