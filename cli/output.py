@@ -13,6 +13,7 @@ import os
 import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 
 import click
@@ -30,6 +31,14 @@ def shown(text: object) -> str:
     return "".join(
         _escaped(char) if unicodedata.category(char) in _HIDDEN else char for char in value
     )
+
+
+def local_time(moment: datetime) -> str:
+    """Return a time as its reader reads it: in their own zone, named, to the minute.
+
+    JSON keeps RFC 3339 in UTC; this is for people (the zone comes from TZ or the system).
+    """
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z")
 
 
 def _escaped(char: str) -> str:

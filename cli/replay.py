@@ -10,7 +10,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import WholeNumber
-from diceledger.cli.output import shown
+from diceledger.cli.output import local_time, shown
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.timeline import Line
 
@@ -85,8 +85,7 @@ def replay(
 
 def line_text(line: Line) -> str:
     """Return one human line: time, actor, what happened."""
-    moment = line.recorded_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-    return f"{moment}  {shown(line.actor):<10} {shown(line.text)}"
+    return f"{local_time(line.recorded_at)}  {shown(line.actor):<10} {shown(line.text)}"
 
 
 def standing_text(summary: dict[str, Any]) -> str:

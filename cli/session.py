@@ -8,7 +8,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
-from diceledger.cli.output import emit_json, shown
+from diceledger.cli.output import emit_json, local_time, shown
 from diceledger.cli.render import members_text, roll_text
 from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
@@ -177,4 +177,5 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
         )
         return
     click.echo(shown(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}"))
-    click.echo(f"disputes open until {until}")
+    if ended.disputes_until:
+        click.echo(f"disputes open until {local_time(ended.disputes_until)}")

@@ -9,6 +9,7 @@ statistics, and the verification in the browser, honest and tampered.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,11 +66,15 @@ def test_a_gm_opens_a_session_and_two_players_join_by_invite(table: Table) -> No
     gm.session_id = gm.driver.current_url.split("/s/")[1]
     gm.open(f"/s/{gm.session_id}/gm")
     links: list[str | None] = []
+    # The reader's zone, as the browser knows it: an invite's expiry is shown in it.
+    gm.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "America/New_York"})
     for made in (1, 2):
         gm.click("#new-invite")
         gm.until(lambda made=made: len(gm.all("#invite-links input")) == made)
         links.append(gm.all("#invite-links input")[0].get_attribute("value"))
     assert all(link and f"{table.server.url}/join/dli_" in link for link in links)
+    label = gm.all("#invite-links label")[0].text
+    assert re.fullmatch(r"Invite link \(one use, until \d{4}-\d\d-\d\d \d\d:\d\d E[SD]T\)", label)
     table.ann.join(str(links[0]), client_seed="ann's lucky words")
     table.bob.join(str(links[1]))
     gm.open(f"/s/{gm.session_id}")
