@@ -156,15 +156,15 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
 
 def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Table) -> None:
     gm = table.gm
-    gm.fill_roll("roll", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
+    gm.fill_roll("effect", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
     gm.submit_roll()
-    gm.wait_roll(4, "ghoul roll (ghoul perception)", "blind: hidden from players")
+    gm.wait_roll(4, "ghoul effect (ghoul perception)", "blind: hidden from players")
     for player in (table.ann, table.bob):
         player.wait_roll(4, "the GM rolled blind")
         assert not player.all("#roll-4 .die")
         assert "ghoul" not in player.roll_text(4)
     gm.click("#reveal-4")
-    table.ann.wait_roll(4, "ghoul roll (ghoul perception)", "blind, revealed")
+    table.ann.wait_roll(4, "ghoul effect (ghoul perception)", "blind, revealed")
     assert table.ann.all("#roll-4 .die")
 
 
