@@ -6,6 +6,7 @@ JSON keeps RFC 3339 in UTC. TZ is set (and applied with tzset) so the zone is kn
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -45,3 +46,10 @@ def test_replay_lines_show_local_times(ledger: Ledger, table: str) -> None:
     first = json.loads(ledger.ok("ann", "replay", table, "--json").splitlines()[0])
     assert first["recorded_at"].endswith("Z")
     assert lines[0].startswith(read_there(first["recorded_at"]) + "  gm ")
+
+
+def test_no_human_line_of_a_replay_holds_a_utc_timestamp(ledger: Ledger, table: str) -> None:
+    ledger.ok("gm", "session", "end", table, "--dispute-days", "3")
+    printed = ledger.ok("ann", "replay", table)
+    assert "session ended by gm; disputes taken for 3 days" in printed
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", printed), printed
