@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+from zoneinfo import ZoneInfo
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -200,6 +203,30 @@ def test_the_replay_scrubs_back_to_any_position(table: Table) -> None:
     position = int(str(ann.find("#until-position").get_attribute("max"))) - 1
     ann.open(f"/s/{ann.session_id}/replay?until_position={position}")
     assert len(ann.all("#timeline li")) == len(lines) - 1
+
+
+def test_the_replay_shows_and_takes_times_in_the_readers_zone(table: Table) -> None:
+    ann = table.ann
+    ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+    try:
+        ann.open(f"/s/{ann.session_id}/replay")
+        first = ann.all("#timeline time")[0]
+        utc = datetime.fromisoformat(str(first.get_attribute("datetime")).replace(" ", "T"))
+        tokyo = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+        # Chromium names Tokyo's zone GMT+9; the time is the reader's, to the minute.
+        assert first.text == tokyo.strftime("%Y-%m-%d %H:%M GMT+9")
+        assert "your time" in ann.text('label[for="replay-at"]')
+        picked = tokyo.strftime("%Y-%m-%dT%H:%M:%S")
+        ann.driver.execute_script(
+            "arguments[0].value = arguments[1];", ann.find("#replay-at"), picked
+        )
+        ann.click("#replay-form button[type=submit]")
+        ann.until(lambda: "Events up to then" in ann.text("#timeline-heading"))
+        sent = parse_qs(urlparse(ann.driver.current_url).query)["at"][0]
+        assert datetime.fromisoformat(sent) == utc.replace(microsecond=0)
+        assert ann.find("#replay-at").get_attribute("value") == picked
+    finally:
+        ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
 
 
 def test_statistics_draw_each_players_dice_and_luck(table: Table) -> None:
