@@ -118,8 +118,11 @@ class Home:
             (folder / below).mkdir(parents=True, exist_ok=True)
             env[name] = str(folder / below)
         (folder / "work").mkdir()
-        if on_path:  # the help's examples take the command as reached; the README says how
-            env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+        # The help's examples take the command as reached; the README says how to reach it,
+        # so for the README the test's own venv is taken off PATH, as in a new shell.
+        ours = str(Path(sys.executable).parent)
+        others = [entry for entry in env["PATH"].split(os.pathsep) if entry != ours]
+        env["PATH"] = os.pathsep.join([ours, *others] if on_path else others)
         env["NO_COLOR"] = "1"
         env["DICELEDGER_PORT"] = str(free_port())
         return cls(folder, env)
