@@ -38,6 +38,9 @@ demo: $(STAMP)
 	@echo
 	@echo "== The table in a browser"
 	@echo "  $(BIN)/diceledger serve --demo    # a played session, and the links to open it"
+	@echo
+	@echo "== diceledger on PATH, in each new shell (from this folder)"
+	@echo "  . $(BIN)/activate"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -29,8 +29,12 @@ def upgrade_command(app: AppContext) -> None:
     """Upgrade the database schema to the one this version of diceledger needs.
 
     \b
+    A PostgreSQL database is named with --db, e.g. `diceledger --db
+    postgresql+psycopg://app@db.example/diceledger db upgrade` (docs/deploy.md).
+
+    \b
     Example:
-      diceledger --db postgresql+psycopg://app@db.example/diceledger db upgrade
+      diceledger db upgrade
     """
     url = resolve_url(app.db_url)
     upgrade(url)
@@ -65,7 +69,7 @@ def adopt_command(app: AppContext, session_ids: tuple[str, ...], every: bool) ->
 
     \b
     Examples:
-      diceledger db adopt tomb-of-ash-1a2b3c
+      diceledger db adopt "$S"
       diceledger db adopt --all
     """
     if bool(session_ids) == every:

@@ -18,8 +18,6 @@ from pathlib import Path
 import click
 
 from diceledger.cli.context import AppContext
-from diceledger.domain.session.rolls import replay_state
-from diceledger.infra.app.results import ShownRoll
 
 TITLE = "The Sunken Crypt"
 WIDTH = 80
@@ -61,12 +59,6 @@ class Tour:
             )
         for line in printed.getvalue().splitlines():
             click.echo(fit(line))
-
-    def lowest_die(self, actor: str, roll_id: int) -> int:
-        seen = self.app.roll(actor, self.session, roll_id).roll
-        assert isinstance(seen, ShownRoll)  # the actor rolled it, so sees it
-        state = replay_state(seen.roll)
-        return min(state.live, key=lambda i: state.dice[i].face)
 
 
 def shell_lines(words: list[str]) -> str:
@@ -153,7 +145,8 @@ def play(tour: Tour, folder: Path) -> None:
         "greataxe",
     )
 
-    tour.scene("A damage reroll, spent on the lowest die")
+    # Typed-in dice: seeded ones may leave no die worth rerolling (two exploded 6s, say).
+    tour.scene("A damage reroll, spent on the lowest die (dice typed in)")
     tour.run(
         "ann",
         "roll",
@@ -165,8 +158,10 @@ def play(tour: Tour, folder: Path) -> None:
         "1",
         "--reroll-scope",
         "damage",
+        "--faces",
+        "2,5",
     )
-    tour.run("ann", "reroll", tour.session, "7", "--die", str(tour.lowest_die("ann", 7)))
+    tour.run("ann", "reroll", tour.session, "7", "--die", "0", "--faces", "4")
 
     tour.scene("The GM rolls blind for the ghoul; players see only that it happened")
     tour.run(
@@ -272,7 +267,7 @@ def demo(seed: int, directory: str | None) -> None:
     click.echo()
     click.secho("== Explore further", bold=True)
     for line in (
-        "source .venv/bin/activate    # after `make demo`, to put diceledger on PATH",
+        ". .venv/bin/activate    # in a new shell (in the checkout): diceledger on PATH",
         f"export DICELEDGER_DB={url} DICELEDGER_SIGNING_KEY={folder / 'signing.key'}",
         f"diceledger --as mira session show {tour.session}",
         f"diceledger --as mira dispute review {tour.session} 2",

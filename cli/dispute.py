@@ -29,7 +29,8 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
 
     \b
     Example:
-      diceledger --as bob dispute open tomb-of-ash-1a2b3c 4 --reason "the die fell off"
+      diceledger --as bob check "$S" "1d20+1" --target 12
+      diceledger --as bob dispute open "$S" 1 --reason "the die fell off"
     """
     opened = app.app().open_dispute(app.actor, session_id, roll_id, reason)
     witness(app, session_id, opened.checkpoint)
@@ -62,7 +63,9 @@ def review(app: AppContext, session_id: str, roll_id: int) -> None:
 
     \b
     Example:
-      diceledger --as gm dispute review tomb-of-ash-1a2b3c 4
+      diceledger --as bob check "$S" "1d20+1" --target 12
+      diceledger --as bob dispute open "$S" 1 --reason "the die fell off"
+      diceledger --as gm dispute review "$S" 1
     """
     report = app.app().review(app.actor, session_id, roll_id)
     if app.json:
@@ -144,7 +147,9 @@ def resolve(
 
     \b
     Example:
-      diceledger --as gm dispute resolve tomb-of-ash-1a2b3c 4 --void --note "fell off"
+      diceledger --as bob check "$S" "1d20+1" --target 12
+      diceledger --as bob dispute open "$S" 1 --reason "the die fell off"
+      diceledger --as gm dispute resolve "$S" 1 --void --note "fell off"
     """
     if outcome is None:
         raise click.UsageError("give --uphold or --void")

@@ -58,9 +58,16 @@ class DiceledgerGroup(LazyGroup):
 def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> None:
     """Record dice rolls of a tabletop session as a verifiable event log.
 
+    The options below (--db, --as, --json) go before the command: `diceledger --as ann
+    check ...`. Every command's examples start from these: a session $S with the GM gm
+    and the players ann and bob.
+
     \b
-    Example:
-      diceledger session start "Tomb of Ash" --as gm
+    Examples:
+      S=$(diceledger --as gm session start "Tomb of Ash" --json |
+          python3 -c 'import json,sys; print(json.load(sys.stdin)["session_id"])')
+      diceledger --as ann session join "$S"
+      diceledger --as bob session join "$S"
     """
     # A caller that built the application already (the demo) hands it in through obj.
     given = ctx.obj if isinstance(ctx.obj, AppContext) else None

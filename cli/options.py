@@ -40,6 +40,12 @@ class WholeNumber(click.IntRange):
                 self.fail(f"'{shown(value)}' is not a whole number (digits 0-9)", param, ctx)
         return super().convert(value, param, ctx)
 
+    def _describe_range(self) -> str:
+        # click describes a range with neither bound as "x<=None"; there is nothing to say.
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
 
 class AmountType(click.ParamType):
     """``N`` or ``N:label``: one source of Advantage, Disadvantage, Eased or Hindered."""

@@ -12,11 +12,20 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 
 import click
 
 from diceledger.domain.shown import shown as shown  # the one escaper, for every face
+
+
+def local_time(moment: datetime) -> str:
+    """Return a time as its reader reads it: in their own zone, named, to the minute.
+
+    JSON keeps RFC 3339 in UTC; this is for people (the zone comes from TZ or the system).
+    """
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z")
 
 
 def color_enabled() -> bool:

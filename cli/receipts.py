@@ -36,7 +36,7 @@ def checkpoint(app: AppContext, session_id: str, output: str | None) -> None:
 
     \b
     Example:
-      diceledger checkpoint tomb-of-ash-1a2b3c -o tomb.checkpoint
+      diceledger --as ann checkpoint "$S" -o tomb.checkpoint
     """
     result = app.app().proofs.checkpoint(session_id)
     witness(app, session_id, result.note)
@@ -80,7 +80,8 @@ def receipt(app: AppContext, session_id: str, roll_id: int, output: str | None) 
 
     \b
     Example:
-      diceledger --as ann receipt tomb-of-ash-1a2b3c 4 -o roll-4.receipt.json
+      diceledger --as ann check "$S" "1d20+5" --target 15
+      diceledger --as ann receipt "$S" 1 -o roll-1.receipt.json
     """
     made = app.app().proofs.receipt(app.actor, session_id, roll_id)
     witness(app, session_id, made.checkpoint)

@@ -10,7 +10,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import WholeNumber
-from diceledger.cli.output import counted, shown
+from diceledger.cli.output import counted, local_time, shown
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.timeline import Line
 
@@ -58,8 +58,10 @@ def replay(
     totals as they stood. --json prints JSON Lines, one object per event.
 
     \b
-    Example:
-      diceledger --as ann replay tomb-of-ash-1a2b3c --at 2026-11-29T21:00:00Z
+    Examples:
+      diceledger --as ann check "$S" "1d20+5" --target 15
+      diceledger --as ann replay "$S"
+      diceledger --as ann replay "$S" --until-position 3 --json
     """
     from diceledger.infra.app.results import Moment
 
@@ -83,8 +85,7 @@ def replay(
 
 def line_text(line: Line) -> str:
     """Return one human line: time, actor, what happened."""
-    moment = line.recorded_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-    return f"{moment}  {shown(line.actor):<10} {shown(line.text)}"
+    return f"{local_time(line.recorded_at)}  {shown(line.actor):<10} {shown(line.text)}"
 
 
 def standing_text(summary: dict[str, Any]) -> str:

@@ -127,7 +127,7 @@ def roll(
 
     \b
     Example:
-      diceledger --as ann roll tomb-of-ash-1a2b3c "2d6+3[STR]" --kind damage
+      diceledger --as ann roll "$S" "2d6+3[STR]" --kind damage
     """
     _request(app, session_id, RollKind(kind), expression, options)
 
@@ -154,7 +154,7 @@ def check(
 
     \b
     Example:
-      diceledger --as ann check tomb-of-ash-1a2b3c "1d20+5" --target 15 --adv 1:flank
+      diceledger --as ann check "$S" "1d20+5" --target 15 --adv 1:flank
     """
     _request(app, session_id, RollKind.CHECK, expression, options, check, _target(target, dc))
 
@@ -183,7 +183,7 @@ def save(
 
     \b
     Example:
-      diceledger --as bob save tomb-of-ash-1a2b3c "1d20+1" --dc 3:WIS --against "banshee wail"
+      diceledger --as bob save "$S" "1d20+1" --dc 3:WIS --against "banshee wail"
     """
     _request(
         app, session_id, RollKind.SAVE, expression, options, check, _target(target, dc), against
@@ -273,10 +273,9 @@ def opposed(
     leaves unspent carries into the next round after a tie.
 
     \b
-    Example:
-      diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1"
-      diceledger --as ann opposed tomb-of-ash-1a2b3c "1d20+2" --vs bob "1d20+1" \
-          --reroll 1 --vs-reroll 1
+    Examples:
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20+1"
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20+1" --reroll 1 --vs-reroll 1
     """
     name, other = versus
     side = CheckSide(
@@ -335,7 +334,8 @@ def reroll(
 
     \b
     Example:
-      diceledger --as bob reroll tomb-of-ash-1a2b3c 4 --die 0 --die 2
+      diceledger --as bob roll "$S" "3d6" --kind damage --reroll 2
+      diceledger --as bob reroll "$S" 1 --die 0 --die 2
     """
     _show(app, app.app().reroll(app.actor, session_id, cmd.Reroll(roll_id, dice, faces)))
 
@@ -357,7 +357,8 @@ def accept(app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...
 
     \b
     Example:
-      diceledger --as bob accept tomb-of-ash-1a2b3c 4
+      diceledger --as bob check "$S" "1d20+1" --target 12 --reroll 1
+      diceledger --as bob accept "$S" 1
     """
     _show(app, app.app().accept(app.actor, session_id, roll_id, faces))
 
@@ -372,7 +373,8 @@ def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
 
     \b
     Example:
-      diceledger --as gm reveal tomb-of-ash-1a2b3c 7
+      diceledger --as gm roll "$S" "1d20+2" --blind --for ghoul --label perception
+      diceledger --as gm reveal "$S" 1
     """
     _show(app, app.app().reveal_roll(app.actor, session_id, roll_id))
 
@@ -391,7 +393,7 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
 
     \b
     Example:
-      diceledger --as gm seed reveal tomb-of-ash-1a2b3c
+      diceledger --as gm seed reveal "$S"
     """
     result = app.app().reveal_seed(app.actor, session_id)
     revealed, current = result.revealed, result.current

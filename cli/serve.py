@@ -32,7 +32,8 @@ LOGGING = {
     default=8000,
     show_default=True,
     type=WholeNumber(0, 65535),
-    help="Port to listen on.",
+    envvar="DICELEDGER_PORT",
+    help="Port to listen on (env DICELEDGER_PORT).",
 )
 @click.option(
     "--workers",
@@ -72,18 +73,14 @@ def serve(
 
     The store and the seeds stay with the server; players need no database access.
     Stop it with Ctrl-C or SIGTERM. docs/api.md lists the routes, docs/deploy.md shows
-    PostgreSQL with several workers behind a reverse proxy with TLS.
+    PostgreSQL with several workers behind a reverse proxy with TLS (`diceledger --db
+    postgresql+psycopg://app@db/club serve --host 0.0.0.0 --workers 4`).
 
     \b
     Examples:
       diceledger serve --demo
       diceledger serve
-      diceledger serve --db postgresql+psycopg://app@db/club --host 0.0.0.0 --workers 4
     """
-    import uvicorn
-
-    from diceledger.cli.serve_protocol import NoDelayH11Protocol
-
     if origin:
         os.environ["DICELEDGER_ORIGIN"] = origin  # the worker that creates the key names it
     if db_url is not None:
@@ -91,19 +88,30 @@ def serve(
     if demo:
         if port == 0:
             raise click.UsageError("the demo's links name a port: give --port N (not 0)")
-        from diceledger.cli.serve_demo import describe, prepare_demo
+        if workers > 1:
+            raise click.UsageError("the demo's store is SQLite, with one writer: --workers 1")
+        from diceledger.cli.serve_demo import describe, prepare_demo, removed_on_exit
 
         table = prepare_demo(f"http://{_browser_host(host)}:{port}")
-        url, shown = table.url, table.url
-        for line in describe(table):
-            click.echo(line)
-    else:
-        url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
-        shown = app.app().url
+        with removed_on_exit(table.folder):
+            for line in describe(table):
+                click.echo(line)
+            _run(host, port, workers, table.url, table.url)
+        return
+    url = app.app().url_for_workers()  # opens the store: upgrades SQLite, checks PostgreSQL
     if workers > 1 and url.startswith("sqlite"):
         raise click.UsageError(
             "SQLite has one writer: serve it with --workers 1, or use PostgreSQL"
         )
+    _run(host, port, workers, url, app.app().url)
+
+
+def _run(host: str, port: int, workers: int, url: str, shown: str) -> None:
+    """Serve ``url`` with uvicorn until stopped; ``shown`` is the URL as printed."""
+    import uvicorn
+
+    from diceledger.cli.serve_protocol import NoDelayH11Protocol
+
     os.environ["DICELEDGER_DB"] = url  # every worker process builds the app on this store
     click.echo(f"serving {shown} on http://{host}:{port} with {workers} worker(s)", err=True)
     uvicorn.run(

@@ -4,7 +4,8 @@ The session is the one ``diceledger demo`` plays, played quietly on a new SQLite
 temporary folder (with its own seed key, so nothing in the user's data directory is
 touched). Nobody gets a token in a URL: the links carry one-time codes, a sign-in code
 for the GM and for a player, and an invite for someone new; each signs in one browser,
-once, and the browser keeps its token in an HttpOnly cookie.
+once, and the browser keeps its token in an HttpOnly cookie. The folder is removed when
+the server stops, by Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
+import signal
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 from diceledger.cli.demo import Tour, play
 
@@ -72,12 +78,33 @@ def prepare_demo(base_url: str, seed: int = 1) -> DemoTable:
 
 def describe(table: DemoTable) -> list[str]:
     """Return the lines that tell a person what to open."""
+    links = {
+        f"the GM ({GM})": table.gm_link,
+        f"a player ({PLAYER})": table.player_link,
+        "someone new": table.invite_link,
+    }
+    width = max(len(label) for label in links)
     return [
-        f"demo session '{table.title}' ({table.session_id}) on a throw-away store:",
-        f"  {table.folder}",
+        f"demo session '{table.title}' ({table.session_id})",
+        f"its throw-away store, removed when the server stops: {table.folder}",
         "open each link in its own browser or private window (each signs in once):",
-        f"  the GM ({GM}):      {table.gm_link}",
-        f"  a player ({PLAYER}):   {table.player_link}",
-        f"  someone new:    {table.invite_link}",
+        *(f"  {label:<{width}}  {link}" for label, link in links.items()),
         "stop the server with Ctrl-C",
     ]
+
+
+@contextlib.contextmanager
+def removed_on_exit(folder: Path) -> Iterator[None]:
+    """Remove ``folder`` when the block ends: normally, by Ctrl-C, or by SIGTERM."""
+    # SIGTERM's default ends the process at once, past every finally; as an exception
+    # it unwinds through this block. The server restores this handler before it returns.
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _terminated(signum: int, _: FrameType | None) -> NoReturn:
+    raise SystemExit(128 + signum)

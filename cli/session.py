@@ -8,7 +8,7 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
-from diceledger.cli.output import counted, emit_json, shown
+from diceledger.cli.output import counted, emit_json, local_time, shown
 from diceledger.cli.render import members_text, roll_text
 from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
@@ -61,7 +61,7 @@ def join(app: AppContext, session_id: str, client_seed: str, as_gm: bool, name: 
 
     \b
     Example:
-      diceledger --as ann session join tomb-of-ash-1a2b3c --client-seed "ann's lucky words"
+      diceledger --as cara session join "$S" --client-seed "cara's lucky words"
     """
     command = cmd.JoinSession(name or app.actor, client_seed, as_gm)
     joined = app.app().join(app.actor, session_id, command)
@@ -120,7 +120,7 @@ def show(app: AppContext, session_id: str) -> None:
 
     \b
     Example:
-      diceledger session show tomb-of-ash-1a2b3c
+      diceledger --as ann session show "$S"
     """
     session = app.app().session(app.actor, session_id)
     if app.json:
@@ -155,7 +155,7 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
 
     \b
     Example:
-      diceledger --as gm session end tomb-of-ash-1a2b3c --dispute-days 3
+      diceledger --as gm session end "$S" --dispute-days 3
     """
     ended = app.app().end_session(app.actor, session_id, dispute_days * 86400)
     epoch = ended.last_epoch
@@ -174,4 +174,5 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
         )
         return
     click.echo(shown(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}"))
-    click.echo(f"disputes open until {until}")
+    if ended.disputes_until:
+        click.echo(f"disputes open until {local_time(ended.disputes_until)}")

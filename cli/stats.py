@@ -46,7 +46,7 @@ def stats(
 
     \b
     Example:
-      diceledger --as gm stats --session tomb-of-ash-1a2b3c --format csv -o tomb.csv
+      diceledger --as gm stats --session "$S" --format csv -o tomb.csv
     """
     application = app.app()
     pending = application.pending_statistics_events()

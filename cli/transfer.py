@@ -33,7 +33,7 @@ def export(app: AppContext, session_id: str, output: str) -> None:
 
     \b
     Example:
-      diceledger --as gm export tomb-of-ash-1a2b3c -o tomb.jsonl
+      diceledger --as gm export "$S" -o tomb.jsonl
     """
     from diceledger.infra.exporting import write_lines
     from diceledger.infra.signed_exports import proof_path, write_proof
@@ -100,12 +100,13 @@ def import_(
     or one given with --trust-key) that heads exactly the file's events; this store then
     signs what it took in under its own key. A broken or cut-short file is refused whole,
     naming its first bad line, and so is a session that does not verify; events the
-    store already holds are skipped, so importing a file twice appends nothing.
+    store already holds are skipped, so importing a file twice appends nothing. Another
+    server's export comes with its key: `--trust-key "$(cat their-server.key)"`.
 
     \b
-    Example:
-      diceledger --db postgresql://localhost/club import tomb.jsonl
-      diceledger import theirs.jsonl --trust-key "$(cat their-server.key)"
+    Examples:
+      diceledger --as gm export "$S" -o tomb.jsonl
+      diceledger --db "sqlite:///$PWD/club.sqlite" import tomb.jsonl
     """
     from diceledger.infra.signed_exports import proof_path, read_proof
 

@@ -86,10 +86,14 @@ def verify(
 
     \b
     Examples:
-      diceledger verify tomb-of-ash-1a2b3c
-      diceledger verify tomb-of-ash-1a2b3c --checkpoint kept.checkpoint
+      diceledger verify "$S"
+      diceledger --as ann checkpoint "$S" -o kept.checkpoint
+      diceledger verify "$S" --checkpoint kept.checkpoint
+      diceledger --as gm export "$S" -o tomb.jsonl
       diceledger verify --file tomb.jsonl --checkpoint kept.checkpoint --json
-      diceledger verify --receipt roll-4.receipt.json
+      diceledger --as ann check "$S" "1d20+5" --target 15
+      diceledger --as ann receipt "$S" 1 -o roll-1.receipt.json
+      diceledger verify --receipt roll-1.receipt.json
     """
     given = [value for value in (session_id, path, receipt_path) if value is not None]
     if len(given) != 1:

@@ -97,6 +97,15 @@ def line_of(state: SessionState, item: Logged, hidden: frozenset[int]) -> Line:
     )
 
 
+def _span(seconds: int) -> str:
+    """Return a dispute window as people say it: in days, else hours, else seconds."""
+    unit, count = "second", seconds
+    for name, size in (("hour", 3600), ("day", 86400)):
+        if seconds % size == 0:
+            unit, count = name, seconds // size
+    return f"{count} {unit}{'' if count == 1 else 's'}"
+
+
 def describe(state: SessionState, event: ev.Event) -> str:
     """Return the human text of an event, read against the state just after it."""
     match event:
@@ -110,9 +119,9 @@ def describe(state: SessionState, event: ev.Event) -> str:
         case ev.SeedRevealed():
             return f"seed epoch {event.epoch} revealed by {event.by}: {event.seed}"
         case ev.SessionEnded():
-            until = state.disputes_until
-            window = f"; disputes taken until {format_timestamp(until)}" if until else ""
-            return f"session ended by {event.by}{window}"
+            # A span, not a moment: the line's own time is shown in each reader's zone.
+            window = f"; disputes taken for {_span(event.dispute_window)}"
+            return f"session ended by {event.by}{window if event.dispute_window else ''}"
         case ev.RollRequested():
             return f"#{event.roll_id} {_request(event)}"
         case _:

@@ -92,9 +92,13 @@ def normalize_name(name: str) -> str:
 
 
 def check_name(name: str, what: str = "a member's name") -> None:
-    """Refuse a name that is blank, too long, not normalised or holds an invisible char."""
+    """Refuse a name that is blank, too long, not normalised, invisible in part, or a dot."""
     if not name.strip() or len(name) > MAX_TEXT:
         raise InvalidInputError(f"{what} needs 1 to {MAX_TEXT} characters, not blank")
+    # A name is written in the links that manage a member (.../members/NAME/revoke), and
+    # a browser collapses a "." or ".." there however it is encoded.
+    if name in (".", ".."):
+        raise InvalidInputError(f"{what} cannot be '.' or '..' (a link cannot carry it)")
     char = _offending(name, _NOT_IN_NAMES, names=True)
     if char is not None:
         raise _refuse(what, char)

@@ -124,13 +124,24 @@ class AccessStore:
             connection.execute(invites.insert(), row)
 
     def claim_invite(self, code_hash: str, session_id: str, name: str, now: datetime) -> bool:
-        """Mark an unexpired, unredeemed invite of the session redeemed; tell if it was."""
+        """Mark an unexpired, unredeemed invite of the session redeemed; tell if it was.
+
+        An invite whose maker a GM revoked is claimed by no one: it died with them.
+        """
+        maker_revoked = (
+            sa.select(member_tokens.c.token_id)
+            .where(member_tokens.c.session_id == invites.c.session_id)
+            .where(member_tokens.c.member == invites.c.created_by)
+            .where(member_tokens.c.revoked_at.is_not(None))
+            .exists()
+        )
         query = (
             invites.update()
             .where(invites.c.code_hash == code_hash)
             .where(invites.c.session_id == session_id)
             .where(invites.c.redeemed_at.is_(None))
             .where(invites.c.expires_at > now)
+            .where(~maker_revoked)
             .values(redeemed_at=now, redeemed_by=name)
         )
         with self._writing() as connection:

@@ -165,15 +165,16 @@ class AccessService:
     def _live_code(self, code: str, kind: str) -> InviteRecord | None:
         """Return the record of an unspent, unexpired code of ``kind``, or None.
 
-        A sign-in code dies with its maker's tokens: a member the GM revoked must not
-        come back through a code they made while they still could.
+        A code dies with its maker's tokens: a member the GM revoked must not come back
+        through a sign-in code, nor a revoked co-GM let others in through an invite, made
+        while they still could (claiming one checks the same, in the same statement).
         """
         if not looks_like(code, kind):
             return None
         found = self._store.invite_session(secret_hash(code), self._clock())
-        if found is None or kind != SIGN_IN_PREFIX:
-            return found
-        return None if self._store.was_revoked(found.session_id, found.created_by) else found
+        if found is None or self._store.was_revoked(found.session_id, found.created_by):
+            return None
+        return found
 
     def sign_in_code(self, credential: Credential, ttl: timedelta = SIGN_IN_TTL) -> Invite:
         """Create a single-use code that signs the credential's member in on another browser.

@@ -162,7 +162,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     )),
     Subcommand("blind", "GM: roll hidden from players until revealed", (
         EXPRESSION,
-        _choice("kind", "Roll or check (default roll)", "roll", "damage", "check", "save"),
+        _choice("kind", "What it is for (default effect)", "effect", "damage", "check", "save"),
         TARGET, DC, _text("against", "What a save avoids"), *CHECK_OPTIONS,
     )),
     Subcommand("reveal", "GM: show a blind roll to the players", (ROLL_ID,)),

@@ -7,6 +7,7 @@ whose `who` is not one of the four kinds of caller.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -74,8 +75,12 @@ def _cells(line: str) -> tuple[str, ...]:
 
 
 def served_routes(routes: Iterable[BaseRoute]) -> set[tuple[str, str]]:
-    """Return every (method, path) the app answers; HEAD goes with its GET."""
-    return {(method, path) for method, path in _walk(routes, "") if method != "HEAD"}
+    """Return every (method, path) the app answers; HEAD goes with its GET.
+
+    A parameter's converter (``{name:path}``) is how it is matched, not its name: dropped.
+    """
+    walked = _walk(routes, "")
+    return {(method, re.sub(r":\w+}", "}", path)) for method, path in walked if method != "HEAD"}
 
 
 def _walk(routes: Iterable[BaseRoute], prefix: str) -> Iterator[tuple[str, str]]:

@@ -321,3 +321,19 @@ def test_an_invite_links_to_the_join_page_by_its_code_alone(api: Api, table: Tab
     made = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()
     assert made["join_path"] == f"/join/{made['invite_code']}"
     assert api.services.access.invite_session(made["invite_code"]) == table.sid
+
+
+def test_an_invite_dies_with_its_makers_gm_access(api: Api, table: Table) -> None:
+    assert api.post(f"/api/v1/sessions/{table.sid}/members/ann/co-gm", table.gm).status_code < 300
+    made = api.post(f"/api/v1/sessions/{table.sid}/invites", table.ann).json()["invite_code"]
+    kept = api.post(f"/api/v1/sessions/{table.sid}/invites", table.gm).json()["invite_code"]
+    api.post(f"/api/v1/sessions/{table.sid}/members/ann/revoke", table.gm)
+    body = {"invite_code": made, "name": "cara"}
+    refused = api.post(f"/api/v1/sessions/{table.sid}/join", body=body)
+    assert refused.status_code == 403 and "player_token" not in refused.text
+    assert api.get(f"/join/{made}").status_code == 403
+    shown = api.get(f"/api/v1/sessions/{table.sid}", table.gm).json()
+    assert "cara" not in [m["name"] for m in shown["members"]]
+    # The GM's own invite, made before, still admits.
+    body = {"invite_code": kept, "name": "cara"}
+    assert api.post(f"/api/v1/sessions/{table.sid}/join", body=body).status_code == 201

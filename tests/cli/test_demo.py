@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -61,3 +62,19 @@ def test_demo_refuses_a_folder_that_already_has_a_demo_store(tmp_path: Path) -> 
     play(tmp_path, seed=1)
     result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path)])
     assert result.exit_code == 1 and "exists already" in result.output
+
+
+def test_the_reroll_scene_rerolls_the_die_a_player_would_pick(tmp_path: Path) -> None:
+    output = play(tmp_path, seed=1)
+    scene = output.split("== A damage reroll")[1].split("\n== ")[0]
+    before, after = [line for line in scene.splitlines() if line.startswith("#")]
+    dice = re.search(r"2d6 \(([^)]*)\)", before)
+    assert dice is not None, before
+    chains = [chain.strip() for chain in dice.group(1).split(",")]
+    faces = [int(chain.split("!")[0]) for chain in chains]
+    struck = re.search(r"~~(\d+)~~", after)
+    assert struck is not None, after
+    chosen = int(struck.group(1))
+    # The lowest die, below a d6's average, and not one whose explosion the reroll would lose.
+    assert chosen == min(faces) and chosen < 3.5
+    assert "!" not in chains[faces.index(chosen)]

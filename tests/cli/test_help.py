@@ -58,3 +58,10 @@ def test_the_version_shown_is_the_installed_distributions() -> None:
 
     result = CliRunner().invoke(cli, ["--version"])
     assert result.output.strip() == f"diceledger, version {version('diceledger')}"
+
+
+@pytest.mark.parametrize(("name", "command"), leaf_commands(), ids=lambda v: str(v))
+def test_no_help_shows_an_unbounded_range_as_none(name: str, command: click.Command) -> None:
+    result = CliRunner().invoke(cli, [*name.split(), "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "None" not in result.output, name

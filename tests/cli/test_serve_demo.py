@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -69,3 +76,48 @@ def test_the_demo_session_is_already_played(demo: DemoTable) -> None:
 def test_the_demo_needs_a_real_port_for_its_links() -> None:
     result = CliRunner().invoke(cli, ["serve", "--demo", "--port", "0"])
     assert result.exit_code == 2 and "give --port N" in result.output
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_served_demo_says_where_its_store_is_and_removes_it_when_stopped(
+    stop: signal.Signals, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DICELEDGER_")}
+    env |= {"TMPDIR": str(tmp_path), "HOME": str(tmp_path), "NO_COLOR": "1"}
+    command = [str(Path(sys.executable).parent / "diceledger"), "serve", "--demo"]
+    log = tmp_path / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen([*command, "--port", str(port)], env=env, stdout=out)
+        try:
+            deadline = time.monotonic() + 60
+            while not answers(port):
+                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+            lines = log.read_text().splitlines()
+            (where,) = [line for line in lines if "store" in line and str(tmp_path) in line]
+            store = Path(where.split(": ")[-1])
+            assert store.parent == tmp_path and (store / "demo.sqlite").exists()
+            server.send_signal(stop)
+            server.wait(timeout=60)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+    assert list(tmp_path.glob("diceledger-serve-demo-*")) == []
+    links = [line for line in lines if "/sign-in/" in line or "/join/" in line]
+    assert len(links) == 3
+    assert len({line.index("http://") for line in links}) == 1, links  # one column of links

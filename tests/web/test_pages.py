@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,6 +17,7 @@ from diceledger.web.templating import TEMPLATE_DIR
 from tests.api.conftest import Api, build_api
 
 EVIL = "<script>alert('x')</script>"
+URI_COMPONENT = "-_.!~*'()"  # what encodeURIComponent leaves as it is
 
 
 @pytest.fixture
@@ -233,3 +236,41 @@ def test_the_replay_page_stops_at_a_position_or_a_time(api: Api) -> None:
     assert "Events up to then (0)" in before
     wrong = gm.get(f"/s/{session_id}/replay", params={"at": "yesterday"})
     assert wrong.status_code == 422 and "2025-05-01T20:30" in wrong.text
+
+
+def panel_path(session_id: str, name: str, action: str) -> str:
+    """The path the GM panel posts to: the name as encodeURIComponent writes it."""
+    return f"/api/v1/sessions/{session_id}/members/{quote(name, safe=URI_COMPONENT)}/{action}"
+
+
+@pytest.mark.parametrize("name", ["..", "."])
+def test_a_name_no_link_can_carry_is_refused_at_join_and_keeps_the_invite(
+    api: Api, name: str
+) -> None:
+    gm = browser(api)
+    session_id = open_session(gm)
+    path = invite_path(gm, session_id)
+    player = browser(api)
+    refused = player.post(
+        path, data={"form_token": form_token(player.get(path).text), "name": name}
+    )
+    assert refused.status_code == 422
+    assert "cannot be &#39;.&#39; or &#39;..&#39;" in refused.text
+    assert name not in api.services.app.members(session_id)
+    assert join(player, path, "ann") == f"/s/{session_id}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["50%", "a?b", "c#d", "e\\f", "g&h", "i j", "...", ".x", "a/b", "../x", "y/..", "z/revoke"],
+)
+def test_any_allowed_name_is_revoked_and_promoted_from_the_gm_panel(api: Api, name: str) -> None:
+    gm = browser(api)
+    session_id = open_session(gm)
+    join(browser(api), invite_path(gm, session_id), name)
+    assert f'data-name="{escape(name)}"' in gm.get(f"/s/{session_id}/gm").text
+    headers = {"X-Requested-With": "diceledger"}
+    revoked = gm.post(panel_path(session_id, name, "revoke"), headers=headers)
+    assert revoked.status_code == 200 and revoked.json()["name"] == name, revoked.text
+    promoted = gm.post(panel_path(session_id, name, "co-gm"), headers=headers)
+    assert promoted.status_code == 200 and promoted.json()["role"] == "gm", promoted.text

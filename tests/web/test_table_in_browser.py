@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+from zoneinfo import ZoneInfo
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -66,6 +69,8 @@ def test_a_gm_opens_a_session_and_two_players_join_by_invite(table: Table) -> No
     gm.session_id = gm.driver.current_url.split("/s/")[1]
     gm.open(f"/s/{gm.session_id}/gm")
     links: list[str | None] = []
+    # The reader's zone, as the browser knows it: an invite's expiry is shown in it.
+    gm.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "America/New_York"})
     for made in (1, 2):
         gm.click("#new-invite")
 
@@ -75,6 +80,8 @@ def test_a_gm_opens_a_session_and_two_players_join_by_invite(table: Table) -> No
         gm.until(shown)
         links.append(gm.all("#invite-links input")[0].get_attribute("value"))
     assert all(link and f"{table.server.url}/join/dli_" in link for link in links)
+    label = gm.all("#invite-links label")[0].text
+    assert re.fullmatch(r"Invite link \(one use, until \d{4}-\d\d-\d\d \d\d:\d\d E[SD]T\)", label)
     table.ann.join(str(links[0]), client_seed="ann's lucky words")
     table.bob.join(str(links[1]))
     gm.open(f"/s/{gm.session_id}")
@@ -165,11 +172,11 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
 
 def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Table) -> None:
     gm = table.gm
-    gm.fill_roll("roll", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
+    gm.fill_roll("effect", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
     gm.submit_roll()
-    gm.wait_roll(4, "ghoul roll (ghoul perception)", "blind: hidden from players")
+    gm.wait_roll(4, "ghoul effect (ghoul perception)", "blind: hidden from players")
     # The next roll starts from the kind's defaults: not blind, for nobody, no label.
-    assert gm.find("#roll-kind").get_attribute("value") == "roll"
+    assert gm.find("#roll-kind").get_attribute("value") == "effect"
     assert not gm.find("#roll-blind").is_selected()
     assert gm.find("#roll-for").get_attribute("value") == ""
     assert gm.find("#roll-label").get_attribute("value") == ""
@@ -178,7 +185,7 @@ def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Tabl
         assert not player.all("#roll-4 .die")
         assert "ghoul" not in player.roll_text(4)
     gm.click("#reveal-4")
-    table.ann.wait_roll(4, "ghoul roll (ghoul perception)", "blind, revealed")
+    table.ann.wait_roll(4, "ghoul effect (ghoul perception)", "blind, revealed")
     assert table.ann.all("#roll-4 .die")
 
 
@@ -221,6 +228,30 @@ def test_the_replay_scrubs_back_to_any_position(table: Table) -> None:
     position = int(str(ann.find("#until-position").get_attribute("max"))) - 1
     ann.open(f"/s/{ann.session_id}/replay?until_position={position}")
     assert len(ann.all("#timeline li")) == len(lines) - 1
+
+
+def test_the_replay_shows_and_takes_times_in_the_readers_zone(table: Table) -> None:
+    ann = table.ann
+    ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+    try:
+        ann.open(f"/s/{ann.session_id}/replay")
+        first = ann.all("#timeline time")[0]
+        utc = datetime.fromisoformat(str(first.get_attribute("datetime")).replace(" ", "T"))
+        tokyo = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+        # Chromium names Tokyo's zone GMT+9; the time is the reader's, to the minute.
+        assert first.text == tokyo.strftime("%Y-%m-%d %H:%M GMT+9")
+        assert "your time" in ann.text('label[for="replay-at"]')
+        picked = tokyo.strftime("%Y-%m-%dT%H:%M:%S")
+        ann.driver.execute_script(
+            "arguments[0].value = arguments[1];", ann.find("#replay-at"), picked
+        )
+        ann.click("#replay-form button[type=submit]")
+        ann.until(lambda: "Events up to then" in ann.text("#timeline-heading"))
+        sent = parse_qs(urlparse(ann.driver.current_url).query)["at"][0]
+        assert datetime.fromisoformat(sent) == utc.replace(microsecond=0)
+        assert ann.find("#replay-at").get_attribute("value") == picked
+    finally:
+        ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
 
 
 def test_statistics_draw_each_players_dice_and_luck(table: Table) -> None:

@@ -18,8 +18,7 @@ from diceledger.web.discord.payload import Interaction
 
 MAX_SOURCES = 20
 AMOUNT_DIGITS = 9  # the domain caps amounts at a million; this only keeps int() cheap
-BLIND_KINDS = {"roll": RollKind.EFFECT, "damage": RollKind.DAMAGE, "check": RollKind.CHECK,
-               "save": RollKind.SAVE}  # fmt: skip
+BLIND_KINDS = {kind: RollKind(kind) for kind in ("effect", "damage", "check", "save")}
 
 
 def sources(text: str | None) -> tuple[Amount, ...]:
@@ -96,7 +95,7 @@ def _scope(interaction: Interaction) -> RerollScope:
 
 def blind_kind(interaction: Interaction) -> RollKind:
     """Return the kind of a blind roll (a plain roll unless the options say otherwise)."""
-    return BLIND_KINDS[interaction.text("kind") or "roll"]
+    return BLIND_KINDS[interaction.text("kind") or RollKind.EFFECT.value]
 
 
 def plain_kind(interaction: Interaction) -> RollKind:

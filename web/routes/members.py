@@ -29,14 +29,15 @@ def members(session_id: str, member: Member, web: Services) -> Response:
     return answer({"session_id": session_id, "members": listed})
 
 
-@router.post("/{name}/revoke", responses=answers(BODY, COMMAND))
+# A name may hold "/" (sent as %2F): it is the whole path between members/ and the action.
+@router.post("/{name:path}/revoke", responses=answers(BODY, COMMAND))
 def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Revoke every token of a member (GM); they keep their place in the log."""
     revoked = web.access.revoke(member, name)
     return answer({"session_id": session_id, "name": name, "revoked_tokens": revoked})
 
 
-@router.post("/{name}/co-gm", responses=answers(BODY, COMMAND))
+@router.post("/{name:path}/co-gm", responses=answers(BODY, COMMAND))
 def make_co_gm(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Make a player a co-GM (GM)."""
     made = web.access.make_co_gm(member, name)

@@ -5,7 +5,8 @@
 // stepping down the ladder. The markup is the one table.css documents.
 
 const MINUS = "\u2212";
-const KIND_NAMES = { effect: "roll", damage: "damage", check: "check", save: "save", opposed: "opposed check" };
+// The rules' names (R11 speaks of damage and effect rolls); an opposed check says so.
+const KIND_NAMES = { effect: "effect", damage: "damage", check: "check", save: "save", opposed: "opposed check" };
 
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);

@@ -5,6 +5,7 @@
 import { ApiError, call, randomKey } from "./api.js";
 import { clearError, showError } from "./field-errors.js";
 import { el } from "./dice-view.js";
+import { localTime } from "./times.js";
 
 const panel = document.getElementById("gm-panel");
 const api = panel.dataset.api;
@@ -51,11 +52,11 @@ async function post(button, path, body) {
 const actions = {
   async invite(button) {
     const made = await post(button, `${api}/invites`);
-    if (made) linkItem(document.getElementById("invite-links"), made.join_path, `Invite link (one use, until ${made.expires_at})`);
+    if (made) linkItem(document.getElementById("invite-links"), made.join_path, `Invite link (one use, until ${localTime(made.expires_at)})`);
   },
   async "sign-in"(button) {
     const made = await post(button, `${api}/sign-in-codes`);
-    if (made) linkItem(document.getElementById("sign-in-links"), made.sign_in_path, `Your sign-in link (one use, until ${made.expires_at})`);
+    if (made) linkItem(document.getElementById("sign-in-links"), made.sign_in_path, `Your sign-in link (one use, until ${localTime(made.expires_at)})`);
   },
   async revoke(button) {
     const name = button.dataset.name;
