@@ -104,7 +104,10 @@ class Home:
     @classmethod
     def fresh(cls, folder: Path, *, on_path: bool = True) -> Home:
         folder.mkdir(parents=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DICELEDGER_")}
+        # A new shell: none of our settings, and none of a make that may be running the
+        # suite (a nested make prints "Leaving directory" after the text's last line).
+        inherited = ("DICELEDGER_", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(inherited)}
         env.pop("VIRTUAL_ENV", None)
         names = {
             "HOME": "home",

@@ -84,7 +84,7 @@ def start_session(gm: Person) -> None:
 def roll(gm: Person) -> None:
     """Roll 1d6 on the table page and wait for the roll to be drawn."""
     before = len(gm.all("#dice-log > li"))
-    gm.fill_roll("roll", "1d6")
+    gm.fill_roll("effect", "1d6")
     gm.submit_roll()
     gm.until(lambda: len(gm.all("#dice-log > li")) > before, "the roll never showed")
 
