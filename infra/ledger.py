@@ -17,7 +17,7 @@ Appends and the extends that follow them must happen in the same order for one s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,11 +52,12 @@ from diceledger.infra.ledger_checks import (
     stored_nodes,
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
-from diceledger.infra.session_lock import EXTEND_LOCK, hold_session, lock_key
+from diceledger.infra.session_lock import EXTEND_LOCK, SESSION_LOCK, hold_session, lock_key
 from diceledger.infra.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
+from diceledger.infra.transaction import Transaction, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
@@ -180,33 +181,52 @@ class CheckpointLedger:
         new_events: Sequence[NewEvent],
         expected_version: int,
     ) -> tuple[list[RecordedEvent], SignedCheckpoint]:
-        """Append to the store and sign the result, with no other append in between.
+        """Append to the store and sign the result in one transaction, with the session locked.
 
-        Before appending, the stream must be exactly the tree signed last (or, for a
-        retried batch, that tree and this batch): a stream changed by another path is
-        refused with LogTamperedError and nothing is appended.
+        The events, their Merkle nodes and the signed checkpoint commit together (with the
+        rest of the request's transaction, ``infra.transaction``) or not at all, so a crash
+        never leaves rows this server appended but did not sign. Before appending, the
+        stream must be exactly the tree signed last (or, for a retried batch, that tree and
+        this batch): a stream changed by another path is refused with LogTamperedError and
+        nothing is appended.
         """
-        with self.exclusive(stream_id):
-            self.check_unchanged(stream_id, {event.event_id for event in new_events})
-            # The store answers with the records as stored (a retried batch at its original
-            # versions), so nothing is read back; extend checks them against the rows.
-            recorded = store.append(stream_id, new_events, expected_version)
-            return recorded, self.extend(stream_id, recorded)
-
-    def check_unchanged(self, stream_id: str, retried: Set[str] = frozenset()) -> None:
-        """Check the stored stream is the signed tree, plus at most the ``retried`` events.
-
-        Raises LogTamperedError when signed rows are missing or the last one was replaced,
-        and UnsignedHistoryError when rows past the signed tree are not a retried batch.
-        Three reads: the head; the count, last signed row and leaf; the rows past it.
-        """
-        with self._reading() as connection:
+        with (
+            one_transaction(self._engine) as transaction,
+            writing(self._engine) as connection,
+            connection.begin_nested(),  # a conflict undoes this attempt only
+        ):
+            self._lock(transaction, connection, stream_id)
             head = self._head(connection, stream_id)
             size = head.size if head else 0
-            check_signed_rows(connection, stream_id, size)
+            last_leaf = check_signed_rows(connection, stream_id, size)
             beyond = rows_beyond(connection, stream_id, size)
-        if beyond and {event_id for _, event_id, _ in beyond} != set(retried):
-            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
+            retried = {event.event_id for event in new_events}
+            if beyond and {event_id for _, event_id, _ in beyond} != retried:
+                raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
+            # The store joins this transaction and answers with the records as stored (a
+            # retried batch at its original versions), so nothing is read back.
+            recorded = store.append(stream_id, new_events, expected_version)
+            told = in_order(stream_id, recorded)
+            fresh = [record for record in told if record.stream_version > size]
+            check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
+            if not fresh:
+                if head is None:
+                    raise LogTamperedError(f"session '{stream_id}' has nothing to sign")
+                return recorded, self._open(head.note)
+            return recorded, self._sign(connection, stream_id, head, last_leaf, fresh)
+
+    def _lock(self, transaction: Transaction, connection: Connection, stream_id: str) -> None:
+        """Hold the session's ledger lock until the transaction ends (see ``exclusive``)."""
+        if connection.dialect.name == "postgresql":
+            # The transaction-level twin of ``exclusive``'s lock: the two exclude each other.
+            connection.execute(
+                sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                {"key": lock_key(SESSION_LOCK, stream_id)},
+            )
+        else:
+            # BEGIN IMMEDIATE holds the write lock already; the file lock keeps an import
+            # (``exclusive``: two transactions) from landing between its steps.
+            transaction.hold(stream_id, lambda: hold_session(self._engine, stream_id))
 
     @contextmanager
     def exclusive(self, stream_id: str) -> Iterator[None]:
