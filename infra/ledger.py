@@ -11,12 +11,16 @@ A checkpoint is signed for every size the ledger reaches, at most once (the prim
 ``signed_checkpoints``), so two roots for one size cannot both be issued. Proofs are folds
 of stored complete subtrees: O(log n) rows, never the stream itself.
 
-Appends and the extends that follow them must happen in the same order for one session:
-``append_signed`` does both while holding the session's ledger lock (``exclusive``).
+``append_signed`` appends and extends in one transaction (``infra.transaction``) with the
+session locked, so a crash leaves both or neither. Before signing, the tree must also hold
+the last head this host remembers signing, outside the database (``infra.signed_heads``):
+rows cut together with their ledger rows are refused rather than signed as a fork.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,7 +45,7 @@ from diceledger.domain.merkle import (
     root_plan,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.db import translate_errors
 from diceledger.infra.ledger_checks import (
     check_chain,
     check_signed,
@@ -53,15 +57,18 @@ from diceledger.infra.ledger_checks import (
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
 from diceledger.infra.session_lock import EXTEND_LOCK, SESSION_LOCK, hold_session, lock_key
+from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
 from diceledger.infra.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
-from diceledger.infra.transaction import Transaction, one_transaction, writing
+from diceledger.infra.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
 
+
+LOG = logging.getLogger(__name__)
 
 # Sessions whose last issued note a ledger remembers (one note each, about 300 bytes).
 _ISSUED_KEPT = 4096
@@ -82,10 +89,19 @@ class _Head:
 class CheckpointLedger:
     """Grow, sign and prove the Merkle trees of the store's sessions."""
 
-    def __init__(self, engine: Engine, keyring: Keyring, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        keyring: Keyring,
+        clock: Clock = utc_now,
+        heads: SignedHeads | None = None,
+    ) -> None:
+        """Sign with ``keyring``; remember each signed head in ``heads`` (by default the
+        heads file beside the key, ``infra.signed_heads``)."""
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
+        self.heads = heads or SignedHeads(heads_path(keyring.path))
         # The note this ledger last recorded for each session, as it recorded it (see _edge).
         self._issued: dict[str, tuple[str, Checkpoint]] = {}
 
@@ -122,9 +138,9 @@ class CheckpointLedger:
         """Sign the events after the session's last checkpoint that nobody told the ledger of.
 
         A trust decision for an operator, never an automatic step: for sessions recorded
-        before this server signed anything, or events appended by a process that stopped
-        before it could extend. The rows are taken as they are, after checking that they
-        continue the signed chain and hash right.
+        before this server signed anything, or events an older server appended but did
+        not sign (appends now commit with their signature). The rows are taken as they
+        are, after checking that they continue the signed chain and hash right.
         """
         with self._writing(stream_id) as connection:
             head = self._head(connection, stream_id)
@@ -170,9 +186,41 @@ class CheckpointLedger:
         new_size = size + len(fresh)
         nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
         root = fold([nodes[node] for node in root_plan(new_size)])
+        self._check_no_fork(connection, stream_id, head)
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
         self._record(connection, stream_id, signed, self._clock())
+        # Remembered outside the database once the tree is committed (infra.signed_heads).
+        after_commit(functools.partial(self.heads.remember, stream_id, Head(new_size, root)))
         return signed
+
+    def _check_no_fork(self, connection: Connection, stream_id: str, head: _Head | None) -> None:
+        """Refuse to grow a tree that does not hold the last head this host remembers signing.
+
+        The database's tree (``head``) may be ahead of the heads file (a crash after the
+        commit, before the head was written: it must hold the remembered head), never
+        behind it: then signed rows were cut, and the next root would fork the signed one.
+        """
+        remembered = self.heads.latest(stream_id)
+        if remembered is None:
+            return
+        stored = Head(head.size, head.root) if head is not None else Head(0, b"")
+        if remembered.size > stored.size:
+            held = None
+        elif remembered.size == stored.size:
+            held = stored.root
+        else:
+            plan = root_plan(remembered.size)
+            found = stored_nodes(connection, stream_id, set(plan))
+            held = fold([found[node] for node in plan])
+        if held == remembered.root:
+            return
+        message = (
+            f"session '{stream_id}': the database's signed tree ({stored}) does not extend "
+            f"the tree this server signed last ({remembered}, kept in {self.heads.path}); "
+            "refusing to sign a fork"
+        )
+        LOG.error("REFUSING TO SIGN: %s", message)
+        raise LogTamperedError(message)
 
     def append_signed(
         self,
@@ -374,11 +422,8 @@ class CheckpointLedger:
 
     @contextmanager
     def _writing(self, stream_id: str) -> Iterator[Connection]:
-        with (
-            translate_errors(self._engine.url),
-            write_connection(self._engine) as connection,
-            connection.begin(),
-        ):
+        # One transaction (``infra.transaction``): the head is remembered after it commits.
+        with one_transaction(self._engine), writing(self._engine) as connection:
             if connection.dialect.name == "postgresql":
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.
                 connection.execute(

@@ -243,3 +243,27 @@ def test_the_audit_names_a_rewritten_log_against_a_kept_checkpoint(signed: Signe
     # depending on whether the rewind reached the rows of its checkpoints.
     failed = {finding.source: finding.detail for finding in audit.findings if not finding.ok}
     assert "events were removed" in failed["ann's"]
+
+
+def test_a_roll_cut_with_its_ledger_rows_is_refused_rather_than_signed_as_a_fork(
+    signed: Signed, caplog: pytest.LogCaptureFixture
+) -> None:
+    sid = signed.table()
+    owner = signed.owner(sid)
+    signed_size = owner_size = owner.store.current_version(sid)
+    root = signed.app.proofs.checkpoint(sid).signed.checkpoint.root
+    owner.drop_triggers()
+    owner.rewind(owner_size - 3)  # the last roll, its Merkle nodes and its checkpoints
+    # A server started afresh on the cut database: only the heads file remembers.
+    restarted = bootstrap(signed.url, signing_key=signed.keyring.path)
+    try:
+        with pytest.raises(LogTamperedError, match="refusing to sign a fork"):
+            restarted.request_roll("ann", sid, CHECK)
+        latest = signed.opened(restarted.proofs.latest(sid))
+        assert latest.checkpoint.size == owner_size - 3  # nothing signed
+    finally:
+        restarted.close()
+    assert owner.store.current_version(sid) == owner_size - 3
+    refusal = next(r.getMessage() for r in caplog.records if "REFUSING TO SIGN" in r.getMessage())
+    assert f"{owner_size - 3} events" in refusal and f"{signed_size} events" in refusal
+    assert root.hex() in refusal
