@@ -74,9 +74,10 @@ LOG = logging.getLogger(__name__)
 _ISSUED_KEPT = 4096
 # The latest checkpoint, read by every append: built once (see ledger_checks).
 _HEAD = sa.text(
-    "SELECT tree_size, root, note FROM signed_checkpoints"
+    "SELECT tree_size, root, note, edge FROM signed_checkpoints"
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
 )
+HASH_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,7 @@ class _Head:
     size: int
     root: bytes
     note: str
+    edge: bytes | None  # the tree's compact range, kept with its checkpoint (None before 0013)
 
 
 class CheckpointLedger:
@@ -188,7 +190,8 @@ class CheckpointLedger:
         root = fold([nodes[node] for node in root_plan(new_size)])
         self._check_no_fork(connection, stream_id, head)
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
-        self._record(connection, stream_id, signed, self._clock())
+        new_edge = b"".join(nodes[node] for node in root_plan(new_size))
+        self._record(connection, stream_id, signed, new_edge, self._clock())
         # Remembered outside the database once the tree is committed (infra.signed_heads).
         after_commit(functools.partial(self.heads.remember, stream_id, Head(new_size, root)))
         return signed
@@ -349,7 +352,10 @@ class CheckpointLedger:
     @staticmethod
     def _head(connection: Connection, stream_id: str) -> _Head | None:
         row = connection.execute(_HEAD, {"stream_id": stream_id}).first()
-        return None if row is None else _Head(int(row.tree_size), bytes(row.root), row.note)
+        if row is None:
+            return None
+        edge = None if row.edge is None else bytes(row.edge)
+        return _Head(int(row.tree_size), bytes(row.root), row.note, edge)
 
     def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
         head = self._head(connection, stream_id)
@@ -363,10 +369,23 @@ class CheckpointLedger:
     def _edge(
         self, connection: Connection, stream_id: str, size: int, head: _Head | None
     ) -> list[bytes]:
-        """Return the tree's edge nodes, checked against the last signed root."""
+        """Return the tree's edge nodes, checked against the last signed root.
+
+        They are the compact range kept with the last checkpoint: no read past the head's
+        row. A checkpoint from before migration 0013 has none; its nodes are read instead.
+        """
         plan = root_plan(size)
-        nodes = stored_nodes(connection, stream_id, set(plan))
-        edge = [nodes[node] for node in plan]
+        if head is not None and head.edge is not None:
+            kept = head.edge
+            edge = [kept[at : at + HASH_BYTES] for at in range(0, len(kept), HASH_BYTES)]
+        else:
+            nodes = stored_nodes(connection, stream_id, set(plan))
+            edge = [nodes[node] for node in plan]
+        if len(edge) != len(plan):
+            raise LogTamperedError(
+                f"the compact range kept for session '{stream_id}' at {size} events is not "
+                "that tree's; refusing to sign"
+            )
         if head is not None:
             signed = self._head_checkpoint(stream_id, head)
             if (signed.size, signed.root) != (size, head.root) or fold(edge) != head.root:
@@ -399,6 +418,7 @@ class CheckpointLedger:
         connection: Connection,
         stream_id: str,
         signed: SignedCheckpoint,
+        edge: bytes,
         issued_at: datetime,
     ) -> None:
         note = str(signed)
@@ -409,6 +429,7 @@ class CheckpointLedger:
             "note": note,
             "key_id": signed.note.signatures[0].key_id.hex(),
             "issued_at": issued_at,
+            "edge": edge,
         }
         try:
             connection.execute(signed_checkpoints.insert(), row)
