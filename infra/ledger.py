@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +36,7 @@ from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHi
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
+    NodeId,
     consistency_plan,
     fold,
     grow,
@@ -103,7 +104,9 @@ class CheckpointLedger:
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
-        self.heads = heads or SignedHeads(heads_path(keyring.path))
+        self.heads = heads or SignedHeads(
+            heads_path(keyring.path), lambda: [key.key_id.hex() for key in keyring.trusted()]
+        )
         # The note this ledger last recorded for each session, as it recorded it (see _edge).
         self._issued: dict[str, tuple[str, Checkpoint]] = {}
 
@@ -188,39 +191,50 @@ class CheckpointLedger:
         new_size = size + len(fresh)
         nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
         root = fold([nodes[node] for node in root_plan(new_size)])
-        self._check_no_fork(connection, stream_id, head)
+        self._check_no_fork(connection, stream_id, head, Head(new_size, root), nodes)
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
         new_edge = b"".join(nodes[node] for node in root_plan(new_size))
         self._record(connection, stream_id, signed, new_edge, self._clock())
         # Remembered outside the database once the tree is committed (infra.signed_heads).
-        after_commit(functools.partial(self.heads.remember, stream_id, Head(new_size, root)))
+        grown, signer = Head(new_size, root), key.verifier.key_id.hex()
+        after_commit(functools.partial(self.heads.remember, stream_id, grown, signer))
         return signed
 
-    def _check_no_fork(self, connection: Connection, stream_id: str, head: _Head | None) -> None:
-        """Refuse to grow a tree that does not hold the last head this host remembers signing.
+    def _check_no_fork(
+        self,
+        connection: Connection,
+        stream_id: str,
+        head: _Head | None,
+        grown: Head,
+        nodes: Mapping[NodeId, bytes],
+    ) -> None:
+        """Refuse to sign ``grown`` unless it holds the last head this host remembers signing.
 
-        The database's tree (``head``) may be ahead of the heads file (a crash after the
-        commit, before the head was written: it must hold the remembered head), never
-        behind it: then signed rows were cut, and the next root would fork the signed one.
+        ``nodes`` are the grown tree's edge and new nodes. The database's tree (``head``)
+        may be ahead of the heads file (a crash after the commit, before the head was
+        written) and an import may jump past it; either way the tree signed now must have
+        the remembered root at the remembered size. A tree that does not (a cut with the
+        ledger rows, then new rolls) would fork what players may hold.
         """
         remembered = self.heads.latest(stream_id)
         if remembered is None:
             return
-        stored = Head(head.size, head.root) if head is not None else Head(0, b"")
-        if remembered.size > stored.size:
-            held = None
-        elif remembered.size == stored.size:
-            held = stored.root
-        else:
+        size = head.size if head is not None else 0
+        held: bytes | None = None
+        if remembered.size <= grown.size:
             plan = root_plan(remembered.size)
-            found = stored_nodes(connection, stream_id, set(plan))
-            held = fold([found[node] for node in plan])
+            if remembered.size < size:  # inside the stored tree: read its O(log n) nodes
+                found = stored_nodes(connection, stream_id, set(plan))
+                held = fold([found[node] for node in plan])
+            else:  # the edge, or nodes grown now
+                held = fold([nodes[node] for node in plan])
         if held == remembered.root:
             return
+        stored = Head(size, head.root if head is not None else b"")
         message = (
-            f"session '{stream_id}': the database's signed tree ({stored}) does not extend "
-            f"the tree this server signed last ({remembered}, kept in {self.heads.path}); "
-            "refusing to sign a fork"
+            f"session '{stream_id}': the database's signed tree ({stored}), grown to "
+            f"{grown}, does not extend the tree this server signed last ({remembered}, "
+            f"kept in {self.heads.path}); refusing to sign a fork"
         )
         LOG.error("REFUSING TO SIGN: %s", message)
         raise LogTamperedError(message)

@@ -14,7 +14,9 @@ still holds the older remembered head (so no session is ever locked by a crash);
 last head can be lost that way. The reverse order would lock a session whenever a
 transaction rolled back after its head was written.
 
-Lines are ``<size> TAB <root hex> TAB <session id>`` (a session id holds no tab). Several
+Lines are ``<size> TAB <root hex> TAB <key id> TAB <session id>`` (a session id holds no
+tab). A server reads only the lines of keys it signs or signed with (its keyring's), so a
+demo or a test with a throw-away key of its own never meets another key's sessions. Several
 server processes on one host share the file: appends take an exclusive ``flock``, reads a
 shared one, and each process reads only the lines added since its last read.
 """
@@ -25,7 +27,7 @@ import fcntl
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +59,15 @@ def heads_path(key_file: Path) -> Path:
 
 
 class SignedHeads:
-    """Read and append the heads file (see the module doc)."""
+    """Read and append the heads file (see the module doc).
 
-    def __init__(self, path: Path) -> None:
+    ``signers`` returns the key ids (hex) whose heads count: asked once, on first use.
+    """
+
+    def __init__(self, path: Path, signers: Callable[[], Collection[str]]) -> None:
         self.path = path
+        self._signers = signers
+        self._ours: frozenset[str] | None = None
         self._latest: dict[str, Head] = {}
         self._read_to = 0  # the offset up to which this process has read the file
         self._guard = threading.Lock()
@@ -72,8 +79,8 @@ class SignedHeads:
                 self._catch_up(file)
             return self._latest.get(stream_id)
 
-    def remember(self, stream_id: str, head: Head) -> None:
-        """Append ``head`` (fsynced) unless the file holds it or a larger tree already."""
+    def remember(self, stream_id: str, head: Head, key_id: str) -> None:
+        """Append ``head`` signed by ``key_id`` (fsynced), unless a tree as large is kept."""
         with self._guard, self._locked(fcntl.LOCK_EX, create=True) as file:
             assert file is not None
             self._catch_up(file)
@@ -83,7 +90,7 @@ class SignedHeads:
             file.seek(0, os.SEEK_END)
             if file.tell() and not self._ends_with_newline(file):
                 file.write(b"\n")  # a line cut short by a crash stays apart, unread
-            file.write(f"{head.size}\t{head.root.hex()}\t{stream_id}\n".encode())
+            file.write(f"{head.size}\t{head.root.hex()}\t{key_id}\t{stream_id}\n".encode())
             file.flush()
             os.fsync(file.fileno())
             self._latest[stream_id] = head
@@ -99,11 +106,15 @@ class SignedHeads:
 
     def _take(self, line: bytes) -> None:
         try:
-            size_text, root_text, stream_id = line.decode("utf-8").split("\t", 2)
+            size_text, root_text, key_id, stream_id = line.decode("utf-8").split("\t", 3)
             head = Head(int(size_text), bytes.fromhex(root_text))
         except (UnicodeDecodeError, ValueError):
             LOG.warning("%s: skipping a malformed line", self.path)
             return
+        if self._ours is None:
+            self._ours = frozenset(self._signers())
+        if key_id not in self._ours:
+            return  # another key's session: not this server's to guard
         known = self._latest.get(stream_id)
         if known is None or head.size > known.size:
             self._latest[stream_id] = head
