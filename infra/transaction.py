@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from contextvars import ContextVar
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, RootTransaction
 
 from diceledger.infra.db import translate_errors, write_connection
 
@@ -37,15 +37,16 @@ class Transaction:
         self._held = ExitStack()  # locks, released once the transaction has ended
         self._held_names: set[str] = set()
         self._connection: Connection | None = None
+        self._begun: RootTransaction | None = None
         self._committed: list[Callback] = []
         self._rolled_back: list[Callback] = []
 
     def connection(self) -> Connection:
         """Return the transaction's connection, beginning it (the write lock on SQLite)."""
         if self._connection is None:
-            self._stack.enter_context(translate_errors(self.engine.url))
-            connection = self._stack.enter_context(write_connection(self.engine))
-            self._stack.enter_context(connection.begin())
+            with translate_errors(self.engine.url):
+                connection = self._stack.enter_context(write_connection(self.engine))
+                self._begun = connection.begin()
             self._connection = connection
         return self._connection
 
@@ -76,13 +77,14 @@ class Transaction:
         self._rolled_back.append(callback)
 
     def _end(self, commit: bool) -> None:
-        """Commit (or roll back) and run what waits on the outcome."""
+        """Commit (or roll back), release the held locks, and run what waits on the outcome."""
         try:
-            with self._held:
-                if commit:
-                    self._stack.close()
-                else:
-                    self._stack.__exit__(RuntimeError, RuntimeError("rolled back"), None)
+            with self._held, self._stack, translate_errors(self.engine.url):
+                if self._begun is not None:
+                    if commit:
+                        self._begun.commit()
+                    else:
+                        self._begun.rollback()
         except BaseException:
             _run_all(self._rolled_back)
             raise
