@@ -62,8 +62,9 @@ def current_command(app: AppContext) -> None:
 def adopt_command(app: AppContext, session_ids: tuple[str, ...], every: bool) -> None:
     """Sign events this store holds but never signed, after they verify (the operator).
 
-    Sessions recorded before this store signed its logs, and events whose process
-    stopped between appending and signing, are refused new commands until adopted. A
+    Sessions recorded before this store signed its logs, and events an older server
+    appended but did not sign, are refused new commands until adopted (a crash leaves
+    none: appends and signatures commit together). A
     row forged by another path looks the same: adopt only what you know to be genuine.
     Each session must verify (`diceledger verify`) or nothing of it is signed.
 

@@ -119,4 +119,7 @@ def _application(
         ledger=ledger,
         keyring=keyring,
         snapshots=SnapshotStore(engine),
+        # A stored session's verify holds the log to the heads file too, not only to the
+        # checkpoints in the database a rewriter could cut with it.
+        anchors=(ledger.heads,),
     )

@@ -11,13 +11,17 @@ A checkpoint is signed for every size the ledger reaches, at most once (the prim
 ``signed_checkpoints``), so two roots for one size cannot both be issued. Proofs are folds
 of stored complete subtrees: O(log n) rows, never the stream itself.
 
-Appends and the extends that follow them must happen in the same order for one session:
-``append_signed`` does both while holding the session's ledger lock (``exclusive``).
+``append_signed`` appends and extends in one transaction (``infra.transaction``) with the
+session locked, so a crash leaves both or neither. Before signing, the tree must also hold
+the last head this host remembers signing, outside the database (``infra.signed_heads``):
+rows cut together with their ledger rows are refused rather than signed as a fork.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence, Set
+import functools
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +36,7 @@ from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHi
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
+    NodeId,
     consistency_plan,
     fold,
     grow,
@@ -41,7 +46,7 @@ from diceledger.domain.merkle import (
     root_plan,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.db import translate_errors
 from diceledger.infra.ledger_checks import (
     check_chain,
     check_signed,
@@ -52,23 +57,34 @@ from diceledger.infra.ledger_checks import (
     stored_nodes,
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
-from diceledger.infra.session_lock import EXTEND_LOCK, hold_session, lock_key
+from diceledger.infra.session_lock import (
+    EXTEND_LOCK,
+    SESSION_LOCK,
+    hold_for_transaction,
+    hold_session,
+    lock_key,
+)
+from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
 from diceledger.infra.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
+from diceledger.infra.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
 
 
+LOG = logging.getLogger(__name__)
+
 # Sessions whose last issued note a ledger remembers (one note each, about 300 bytes).
 _ISSUED_KEPT = 4096
 # The latest checkpoint, read by every append: built once (see ledger_checks).
 _HEAD = sa.text(
-    "SELECT tree_size, root, note FROM signed_checkpoints"
+    "SELECT tree_size, root, note, edge FROM signed_checkpoints"
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
 )
+HASH_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +92,27 @@ class _Head:
     size: int
     root: bytes
     note: str
+    edge: bytes | None  # the tree's compact range, kept with its checkpoint (None before 0013)
 
 
 class CheckpointLedger:
     """Grow, sign and prove the Merkle trees of the store's sessions."""
 
-    def __init__(self, engine: Engine, keyring: Keyring, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        keyring: Keyring,
+        clock: Clock = utc_now,
+        heads: SignedHeads | None = None,
+    ) -> None:
+        """Sign with ``keyring``; remember each signed head in ``heads`` (by default the
+        heads file beside the key, ``infra.signed_heads``)."""
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
+        self.heads = heads or SignedHeads(
+            heads_path(keyring.path), lambda: [key.key_id.hex() for key in keyring.trusted()]
+        )
         # The note this ledger last recorded for each session, as it recorded it (see _edge).
         self._issued: dict[str, tuple[str, Checkpoint]] = {}
 
@@ -121,9 +149,9 @@ class CheckpointLedger:
         """Sign the events after the session's last checkpoint that nobody told the ledger of.
 
         A trust decision for an operator, never an automatic step: for sessions recorded
-        before this server signed anything, or events appended by a process that stopped
-        before it could extend. The rows are taken as they are, after checking that they
-        continue the signed chain and hash right.
+        before this server signed anything, or events an older server appended but did
+        not sign (appends now commit with their signature). The rows are taken as they
+        are, after checking that they continue the signed chain and hash right.
         """
         with self._writing(stream_id) as connection:
             head = self._head(connection, stream_id)
@@ -169,9 +197,53 @@ class CheckpointLedger:
         new_size = size + len(fresh)
         nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(created)
         root = fold([nodes[node] for node in root_plan(new_size)])
+        self._check_no_fork(connection, stream_id, head, Head(new_size, root), nodes)
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
-        self._record(connection, stream_id, signed, self._clock())
+        new_edge = b"".join(nodes[node] for node in root_plan(new_size))
+        self._record(connection, stream_id, signed, new_edge, self._clock())
+        # Remembered outside the database once the tree is committed (infra.signed_heads).
+        grown, signer = Head(new_size, root), key.verifier.key_id.hex()
+        after_commit(functools.partial(self.heads.remember, stream_id, grown, signer))
         return signed
+
+    def _check_no_fork(
+        self,
+        connection: Connection,
+        stream_id: str,
+        head: _Head | None,
+        grown: Head,
+        nodes: Mapping[NodeId, bytes],
+    ) -> None:
+        """Refuse to sign ``grown`` unless it holds the last head this host remembers signing.
+
+        ``nodes`` are the grown tree's edge and new nodes. The database's tree (``head``)
+        may be ahead of the heads file (a crash after the commit, before the head was
+        written) and an import may jump past it; either way the tree signed now must have
+        the remembered root at the remembered size. A tree that does not (a cut with the
+        ledger rows, then new rolls) would fork what players may hold.
+        """
+        remembered = self.heads.latest(stream_id)
+        if remembered is None:
+            return
+        size = head.size if head is not None else 0
+        held: bytes | None = None
+        if remembered.size <= grown.size:
+            plan = root_plan(remembered.size)
+            if remembered.size < size:  # inside the stored tree: read its O(log n) nodes
+                found = stored_nodes(connection, stream_id, set(plan))
+                held = fold([found[node] for node in plan])
+            else:  # the edge, or nodes grown now
+                held = fold([nodes[node] for node in plan])
+        if held == remembered.root:
+            return
+        stored = Head(size, head.root if head is not None else b"")
+        message = (
+            f"session '{stream_id}': the database's signed tree ({stored}), grown to "
+            f"{grown}, does not extend the tree this server signed last ({remembered}, "
+            f"kept in {self.heads.path}); refusing to sign a fork"
+        )
+        LOG.error("REFUSING TO SIGN: %s", message)
+        raise LogTamperedError(message)
 
     def append_signed(
         self,
@@ -180,33 +252,49 @@ class CheckpointLedger:
         new_events: Sequence[NewEvent],
         expected_version: int,
     ) -> tuple[list[RecordedEvent], SignedCheckpoint]:
-        """Append to the store and sign the result, with no other append in between.
+        """Append to the store and sign the result in one transaction, with the session locked.
 
-        Before appending, the stream must be exactly the tree signed last (or, for a
-        retried batch, that tree and this batch): a stream changed by another path is
-        refused with LogTamperedError and nothing is appended.
+        The events, their Merkle nodes and the signed checkpoint commit together (with the
+        rest of the request's transaction, ``infra.transaction``) or not at all, so a crash
+        never leaves rows this server appended but did not sign. Before appending, the
+        stream must be exactly the tree signed last (or, for a retried batch, that tree and
+        this batch): a stream changed by another path is refused with LogTamperedError and
+        nothing is appended.
         """
-        with self.exclusive(stream_id):
-            self.check_unchanged(stream_id, {event.event_id for event in new_events})
-            # The store answers with the records as stored (a retried batch at its original
-            # versions), so nothing is read back; extend checks them against the rows.
-            recorded = store.append(stream_id, new_events, expected_version)
-            return recorded, self.extend(stream_id, recorded)
-
-    def check_unchanged(self, stream_id: str, retried: Set[str] = frozenset()) -> None:
-        """Check the stored stream is the signed tree, plus at most the ``retried`` events.
-
-        Raises LogTamperedError when signed rows are missing or the last one was replaced,
-        and UnsignedHistoryError when rows past the signed tree are not a retried batch.
-        Three reads: the head; the count, last signed row and leaf; the rows past it.
-        """
-        with self._reading() as connection:
+        with (
+            one_transaction(self._engine) as transaction,
+            writing(self._engine) as connection,
+            connection.begin_nested(),  # a conflict undoes this attempt only
+        ):
+            self._lock(transaction, connection, stream_id)
             head = self._head(connection, stream_id)
             size = head.size if head else 0
-            check_signed_rows(connection, stream_id, size)
+            last_leaf = check_signed_rows(connection, stream_id, size)
             beyond = rows_beyond(connection, stream_id, size)
-        if beyond and {event_id for _, event_id, _ in beyond} != set(retried):
-            raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
+            retried = {event.event_id for event in new_events}
+            if beyond and {event_id for _, event_id, _ in beyond} != retried:
+                raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
+            # The store joins this transaction and answers with the records as stored (a
+            # retried batch at its original versions), so nothing is read back.
+            recorded = store.append(stream_id, new_events, expected_version)
+            told = in_order(stream_id, recorded)
+            fresh = [record for record in told if record.stream_version > size]
+            check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
+            if not fresh:
+                if head is None:
+                    raise LogTamperedError(f"session '{stream_id}' has nothing to sign")
+                return recorded, self._open(head.note)
+            return recorded, self._sign(connection, stream_id, head, last_leaf, fresh)
+
+    def _lock(self, transaction: Transaction, connection: Connection, stream_id: str) -> None:
+        """Hold the session's ledger lock until the transaction ends (see ``exclusive``)."""
+        if connection.dialect.name == "postgresql":
+            # The transaction-level twin of ``exclusive``'s lock: the two exclude each other.
+            hold_for_transaction(connection, lock_key(SESSION_LOCK, stream_id), stream_id)
+        else:
+            # BEGIN IMMEDIATE holds the write lock already; the file lock keeps an import
+            # (``exclusive``: two transactions) from landing between its steps.
+            transaction.hold(stream_id, lambda: hold_session(self._engine, stream_id))
 
     @contextmanager
     def exclusive(self, stream_id: str) -> Iterator[None]:
@@ -281,7 +369,10 @@ class CheckpointLedger:
     @staticmethod
     def _head(connection: Connection, stream_id: str) -> _Head | None:
         row = connection.execute(_HEAD, {"stream_id": stream_id}).first()
-        return None if row is None else _Head(int(row.tree_size), bytes(row.root), row.note)
+        if row is None:
+            return None
+        edge = None if row.edge is None else bytes(row.edge)
+        return _Head(int(row.tree_size), bytes(row.root), row.note, edge)
 
     def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
         head = self._head(connection, stream_id)
@@ -295,10 +386,23 @@ class CheckpointLedger:
     def _edge(
         self, connection: Connection, stream_id: str, size: int, head: _Head | None
     ) -> list[bytes]:
-        """Return the tree's edge nodes, checked against the last signed root."""
+        """Return the tree's edge nodes, checked against the last signed root.
+
+        They are the compact range kept with the last checkpoint: no read past the head's
+        row. A checkpoint from before migration 0013 has none; its nodes are read instead.
+        """
         plan = root_plan(size)
-        nodes = stored_nodes(connection, stream_id, set(plan))
-        edge = [nodes[node] for node in plan]
+        if head is not None and head.edge is not None:
+            kept = head.edge
+            edge = [kept[at : at + HASH_BYTES] for at in range(0, len(kept), HASH_BYTES)]
+        else:
+            nodes = stored_nodes(connection, stream_id, set(plan))
+            edge = [nodes[node] for node in plan]
+        if len(edge) != len(plan):
+            raise LogTamperedError(
+                f"the compact range kept for session '{stream_id}' at {size} events is not "
+                "that tree's; refusing to sign"
+            )
         if head is not None:
             signed = self._head_checkpoint(stream_id, head)
             if (signed.size, signed.root) != (size, head.root) or fold(edge) != head.root:
@@ -331,6 +435,7 @@ class CheckpointLedger:
         connection: Connection,
         stream_id: str,
         signed: SignedCheckpoint,
+        edge: bytes,
         issued_at: datetime,
     ) -> None:
         note = str(signed)
@@ -341,6 +446,7 @@ class CheckpointLedger:
             "note": note,
             "key_id": signed.note.signatures[0].key_id.hex(),
             "issued_at": issued_at,
+            "edge": edge,
         }
         try:
             connection.execute(signed_checkpoints.insert(), row)
@@ -354,17 +460,11 @@ class CheckpointLedger:
 
     @contextmanager
     def _writing(self, stream_id: str) -> Iterator[Connection]:
-        with (
-            translate_errors(self._engine.url),
-            write_connection(self._engine) as connection,
-            connection.begin(),
-        ):
+        # One transaction (``infra.transaction``): the head is remembered after it commits.
+        with one_transaction(self._engine), writing(self._engine) as connection:
             if connection.dialect.name == "postgresql":
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.
-                connection.execute(
-                    sa.text("SELECT pg_advisory_xact_lock(:key)"),
-                    {"key": lock_key(EXTEND_LOCK, stream_id)},
-                )
+                hold_for_transaction(connection, lock_key(EXTEND_LOCK, stream_id), stream_id)
             yield connection
 
     @contextmanager

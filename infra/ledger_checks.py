@@ -2,19 +2,21 @@
 
 Each check raises LogTamperedError naming what it found; none writes anything.
 
-Why the signed rows are counted, O(rows) a check, rather than checked in O(1): (stream_id,
-stream_version) is unique and versions start at 1, so the rows at or below the signed size
-number ``size`` exactly when none of them is missing. (A row replaced in place keeps the
-count: the last signed row is compared with its signed leaf here; an earlier one is not
-read before signing, and need not be, since the tree signed next is built from the
-stored subtrees, which still hold the original event, so the audit names the replacement
-against any checkpoint.) No read of a few rows can replace the count: a session with row
-k deleted differs from the intact one in that row alone, so a check reading O(1) or
-O(log n) rows chosen without knowing k misses most k, and no counter the database keeps
-changes with a DELETE by its owner (the append-only triggers can be dropped first, as the
-tamper tests do); a count stored beside the checkpoint would be left as it was. Rows past
-the signed size are checked one by one (``check_stream``), the last signed row and the
-stored subtrees against what was signed.
+Signing reads O(1) rows whatever the session's length: the head checkpoint with its
+compact range, the last signed row and its leaf, the lowest version, and the rows past the
+signed size (normally none). What that checks: no row below version 1; the last signed
+row present and the event signed; no row past the signed tree but a retried batch; the
+compact range folding to the signed root, whose signature checks; the new events chained
+to the last signed one and hashed right; and (``infra.signed_heads``) the tree still
+holding the last head this host signed.
+
+What it no longer checks is that every signed row below the last is still there: that
+took counting them, O(rows) per command. A row deleted from the middle is caught instead
+by whoever checks the log against a signed checkpoint (``verify``, a player's kept
+checkpoint): the next tree is grown from the compact range, not from the rows, so the
+checkpoints keep covering the deleted event and the log no longer folds to them. A cut
+at the end together with the ledger rows above it is caught before signing, by the
+heads file.
 """
 
 from __future__ import annotations
@@ -35,12 +37,10 @@ _NODES = sa.text(
     "SELECT level, node_index, hash FROM merkle_nodes"
     " WHERE stream_id = :stream_id AND level IN :levels AND node_index IN :indexes"
 ).bindparams(sa.bindparam("levels", expanding=True), sa.bindparam("indexes", expanding=True))
-# The signed rows' check in one round trip: how many rows sit at or below the signed size,
-# the stored hash of the last one, and the signed leaf it must equal.
+# The signed rows' check in one round trip, O(1) by the (stream_id, stream_version) key:
+# the lowest version, the stored hash of the last signed row, and the leaf it must equal.
 _SIGNED_ROWS = sa.text(
     "SELECT"
-    " (SELECT count(*) FROM events"
-    "  WHERE stream_id = :stream_id AND stream_version BETWEEN 1 AND :size) AS kept,"
     " (SELECT min(stream_version) FROM events WHERE stream_id = :stream_id) AS first,"
     " (SELECT hash FROM events"
     "  WHERE stream_id = :stream_id AND stream_version = :size) AS stored,"
@@ -99,31 +99,30 @@ def check_signed(connection: Connection, stream_id: str, records: Sequence[Recor
 
 
 def check_signed_rows(connection: Connection, stream_id: str, size: int) -> str:
-    """Check the store still holds ``size`` signed rows, the last one the event signed.
+    """Check the store's last signed row is the event signed, and no row sits below 1.
 
     Returns the last signed leaf (the hash the next event must chain to; the genesis hash
-    before the first). One statement: the count, the last row's hash and the stored leaf.
+    before the first). One statement, O(1) rows; rows deleted below the last one are left
+    to verify and the heads file (see the module doc).
     """
     row = connection.execute(
         _SIGNED_ROWS, {"stream_id": stream_id, "size": size, "leaf": size - 1}
     ).one()
-    kept = int(row.kept or 0)
-    # Counted from version 1: a row moved below it must not stand in for a deleted one.
     if row.first is not None and int(row.first) < 1:
         raise LogTamperedError(
             f"session '{stream_id}' holds a row at version {row.first}, which no append "
             "writes; refusing to sign"
-        )
-    if kept != size:
-        raise LogTamperedError(
-            f"session '{stream_id}' lost {size - kept} of the {size} events this "
-            "server signed; refusing to sign"
         )
     if not size:
         return GENESIS_HASH
     if row.leaf is None:
         raise _lacks(stream_id, 1)
     last: str = bytes(row.leaf).hex()
+    if row.stored is None:
+        raise LogTamperedError(
+            f"session '{stream_id}' lost version {size}, the last of the {size} events "
+            "this server signed; refusing to sign"
+        )
     if row.stored != last:
         raise LogTamperedError(
             f"version {size} of session '{stream_id}' is not the event this server "

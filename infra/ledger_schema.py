@@ -32,4 +32,8 @@ signed_checkpoints = sa.Table(
     sa.Column("note", sa.Text(), nullable=False),
     sa.Column("key_id", sa.String(8), nullable=False),
     sa.Column("issued_at", sa.DateTime(timezone=True), nullable=False),
+    # The tree's compact range: the hashes of its right-edge complete subtrees (the nodes
+    # of ``root_plan(tree_size)``), 32 bytes each, largest first. Signing the next tree
+    # grows it with the new leaves and reads nothing else (migration 0013; NULL before).
+    sa.Column("edge", sa.LargeBinary(), nullable=True),
 )

@@ -95,6 +95,27 @@ def _take(connection: Connection, key: int, stream_id: str) -> None:
     connection.commit()
 
 
+# The same bounded wait for a lock held until the caller's transaction ends: the bound is
+# put back once the lock is held, so it bounds this wait alone, not the transaction's others.
+TAKE_FOR_TRANSACTION = sa.text(
+    "SELECT pg_advisory_xact_lock(:key), previous FROM (SELECT current_setting('lock_timeout')"
+    " AS previous, set_config('lock_timeout', :wait, true)) AS bound"
+)
+RESTORE_WAIT = sa.text("SELECT set_config('lock_timeout', :previous, true)")
+
+
+def hold_for_transaction(connection: Connection, key: int, stream_id: str) -> None:
+    """Take advisory lock ``key`` until ``connection``'s transaction ends, waiting at most
+    ``LOCK_WAIT_MS``; raise SessionBusyError past that (the transaction is then void)."""
+    try:
+        row = connection.execute(TAKE_FOR_TRANSACTION, {"key": key, "wait": f"{LOCK_WAIT_MS}ms"})
+    except exc.OperationalError as error:
+        if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise
+        raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
+    connection.execute(RESTORE_WAIT, {"previous": row.one().previous})
+
+
 @contextmanager
 def _file_lock(engine: Engine) -> Iterator[None]:
     database = engine.url.database

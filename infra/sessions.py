@@ -33,6 +33,7 @@ from diceledger.infra.codec import from_record, new_event
 from diceledger.infra.names import looks_alike
 from diceledger.infra.snapshot_codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
+from diceledger.infra.transaction import after_commit, on_rollback
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
@@ -232,7 +233,9 @@ class SessionService:
                     self._keep_snapshot(outcome)
                     return outcome
             except ConcurrencyError:
-                # Another process appended first: the next load catches the state up.
+                # Another process appended first: the next load catches the state up. A
+                # state ahead of the store folded events whose transaction rolled back.
+                self._forget_if_ahead(session_id)
                 time.sleep(min(0.005 * 2**attempt, 0.2) * (0.5 + secrets.randbelow(100) / 100))
         raise ConcurrencyError(
             f"session '{session_id}' is busy: {MAX_ATTEMPTS} attempts lost to other writers"
@@ -248,9 +251,10 @@ class SessionService:
         head = outcome.appended[-1][0]
         if head.stream_version != state.version:
             return
-        # Best effort, after the append committed: a snapshot not written costs only time,
+        # Best effort, once the append committed: a snapshot not written costs only time,
         # and is tried again only after as many events more (no grant: no retry each time).
-        self._snapshots.save(state, Head(head.stream_version, head.hash))
+        snapshots = self._snapshots
+        after_commit(lambda: snapshots.save(state, Head(head.stream_version, head.hash)))
         self._snapshot_at[session_id] = state.version
 
     def _run(
@@ -284,11 +288,28 @@ class SessionService:
                 self.store, session_id, envelopes, state.version
             )
         appended = list(zip(recorded, events, strict=True))
+        # Should the request's transaction roll back after all, the cached state below has
+        # folded events that never were: forget it, and the next load replays the log.
+        on_rollback(functools.partial(self._forget, session_id))
         for record, event in appended:
             evolve(state, record.stream_version, event)
         if recorded:
-            self._on_appended(session_id, recorded[-1].stream_version)
+            after_commit(
+                functools.partial(self._on_appended, session_id, recorded[-1].stream_version)
+            )
         return Outcome(session_id, appended, state, signed)
+
+    def _forget(self, session_id: str) -> None:
+        """Drop the cached state of a session (its last append was rolled back)."""
+        with self.locked(session_id):  # not while a load is putting it back
+            self._states.pop(session_id, None)
+            self._snapshot_at.pop(session_id, None)
+
+    def _forget_if_ahead(self, session_id: str) -> None:
+        with self.locked(session_id):
+            state = self._states.get(session_id)
+            if state is not None and state.version > self.store.current_version(session_id):
+                self._forget(session_id)
 
     def _seed(self, session_id: str, state: SessionState) -> bytes:
         # A commitment names one seed forever, so a seed once read need not be read again.

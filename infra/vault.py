@@ -14,9 +14,10 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.db import translate_errors
 from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
 from diceledger.infra.store.schema import seed_vault
+from diceledger.infra.transaction import writing
 
 
 def commitment_of(seed: bytes) -> str:
@@ -62,11 +63,9 @@ class SeedVault:
         sealed = self._sealer().seal(stream_id, commitment, seed)
         row = {"stream_id": stream_id, "commitment": commitment, "sealed_seed": sealed}
         try:
-            with (
-                translate_errors(self._engine.url),
-                write_connection(self._engine) as connection,
-                connection.begin(),
-            ):
+            # In the command's transaction if one is open: the seed is kept exactly when the
+            # events committing to it are (a savepoint confines a collision).
+            with writing(self._engine) as connection, connection.begin_nested():
                 connection.execute(seed_vault.insert(), row)
         except exc.IntegrityError:
             pass  # stored meanwhile by another process: the same seed, since the key is its hash

@@ -76,12 +76,15 @@ def pytest_configure(config: pytest.Config) -> None:
 def _kept_checkpoints_per_test(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Give each test its own folder of kept checkpoints (subprocesses included).
+    """Give each test its own kept checkpoints and signed heads (subprocesses included).
 
     The CLI keeps the latest checkpoint of every session it sees, per signing key; the
     run shares one key, so two tests' sessions with one id would look like a fork.
     """
     monkeypatch.setenv("DICELEDGER_CHECKPOINTS", str(tmp_path_factory.mktemp("kept")))
+    # The same for the server's side: the heads it signed, kept beside the shared key.
+    heads = tmp_path_factory.mktemp("heads") / "signed-heads"
+    monkeypatch.setenv("DICELEDGER_SIGNED_HEADS", str(heads))
 
 
 def postgres_required() -> bool:

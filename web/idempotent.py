@@ -9,7 +9,7 @@ from fastapi import Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from diceledger.domain.errors import DiceledgerError, InvalidInputError, SessionBusyError
+from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.domain.json import JsonValue
 from diceledger.infra.app.idempotency import Answer
 from diceledger.web.context import WebServices
@@ -33,10 +33,9 @@ def run_once(
 ) -> Response:
     """Run ``work`` and answer JSON; with an Idempotency-Key, only the first time.
 
-    Only a success is kept for retries. A refusal changed nothing, so it frees the key
-    and keeps no row: a retry is decided afresh, and a refused caller leaves no trace. A
-    server failure leaves the key claimed: its outcome is unknown, and a retry is told so
-    rather than run again.
+    With a key, the work and the keeping of its answer are one transaction (see
+    ``IdempotentRequests.run``): only a success is kept for retries, a refusal is undone
+    and frees the key, and a server failure undoes everything, so a retry runs afresh.
     """
     key = request.headers.get(HEADER)
     if key is None:
@@ -49,19 +48,10 @@ def run_once(
     fingerprint = f"{request.method} {request.url.path}\n" + (
         body.model_dump_json() if body is not None else ""
     )
-    stored = web.requests.begin(scope, key, fingerprint.encode())
-    if stored is not None:
-        return _respond(stored, replayed=True)
-    try:
-        answer = _answer(work, status)
-    except SessionBusyError:
-        web.requests.abandon(scope, key)  # it wrote nothing: the retry it asks for may run
-        raise
-    if answer.status >= 400:
-        web.requests.abandon(scope, key)
-    else:
-        web.requests.finish(scope, key, answer)
-    return _respond(answer)
+    answer, replayed = web.requests.run(
+        scope, key, fingerprint.encode(), lambda: _answer(work, status)
+    )
+    return _respond(answer, replayed=replayed)
 
 
 def _answer(work: Work, status: int) -> Answer:

@@ -71,7 +71,7 @@ PROBLEMS: tuple[tuple[type[DiceledgerError], Problem], ...] = (
     (ConflictError, Problem(409, "conflict", "Conflicting write")),
     (ManualFacesError, Problem(422, "manual-faces", "Typed-in faces do not fit")),
     (DiceSourceError, Problem(500, "dice-source", "The dice source failed")),
-    (LogTamperedError, Problem(500, "log-tampered", "The log was changed by another path")),
+    (LogTamperedError, Problem(409, "log-tampered", "The log was changed by another path")),
     (CorruptLogError, Problem(500, "corrupt-log", "The session's log fails its own checks")),
     (VerificationError, Problem(422, "verification-failed", "Verification failed")),
     (SessionBusyError, Problem(503, "session-busy", "The session is busy")),

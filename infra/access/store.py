@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -12,7 +11,8 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.db import translate_errors
+from diceledger.infra.transaction import Transaction, one_transaction, writing
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,57 +183,44 @@ class AccessStore:
 
     # -- idempotent requests ----------------------------------------------------------------
 
-    def begin_request(
-        self, scope: str, key: str, fingerprint: str, now: datetime
-    ) -> StoredAnswer | None:
-        """Claim (scope, key) for a new request; return what is stored if it was seen."""
-        row = {
-            "scope": scope,
-            "idempotency_key": key,
-            "fingerprint": fingerprint,
-            "created_at": now,
-        }
-        try:
-            with self._writing() as connection:
-                connection.execute(idempotent_requests.insert(), row)
-            return None
-        except exc.IntegrityError:
-            pass  # seen before: answer from the row
+    def find_request(self, scope: str, key: str) -> StoredAnswer | None:
+        """Return the answer kept for (scope, key), or None if none was."""
         query = (
             sa.select(idempotent_requests)
             .where(idempotent_requests.c.scope == scope)
             .where(idempotent_requests.c.idempotency_key == key)
         )
         with translate_errors(self._engine.url), self._engine.connect() as connection:
-            found = connection.execute(query).one()
-        return StoredAnswer(found.fingerprint, found.status, found.body)
+            found = connection.execute(query).first()
+        return None if found is None else StoredAnswer(found.fingerprint, found.status, found.body)
 
-    def finish_request(self, scope: str, key: str, status: int, body: str) -> None:
-        """Keep the answer a claimed request got."""
-        query = (
-            idempotent_requests.update()
-            .where(idempotent_requests.c.scope == scope)
-            .where(idempotent_requests.c.idempotency_key == key)
-            .values(status=status, body=body)
-        )
-        with self._writing() as connection:
-            connection.execute(query)
+    def keep_answer(
+        self, scope: str, key: str, fingerprint: str, status: int, body: str, now: datetime
+    ) -> bool:
+        """Record a request's answer; False when (scope, key) holds one already.
 
-    def forget_request(self, scope: str, key: str) -> None:
-        """Drop a claim whose request failed before changing anything, so it may be retried."""
-        query = (
-            idempotent_requests.delete()
-            .where(idempotent_requests.c.scope == scope)
-            .where(idempotent_requests.c.idempotency_key == key)
-        )
-        with self._writing() as connection:
-            connection.execute(query)
+        Written in the request's transaction, so the answer exists exactly when what the
+        request did was committed. A concurrent first attempt of the same key that
+        committed first makes this insert collide (on PostgreSQL after waiting for it).
+        """
+        row = {
+            "scope": scope,
+            "idempotency_key": key,
+            "fingerprint": fingerprint,
+            "status": status,
+            "body": body,
+            "created_at": now,
+        }
+        try:
+            with self._writing() as connection, connection.begin_nested():
+                connection.execute(idempotent_requests.insert(), row)
+        except exc.IntegrityError:
+            return False
+        return True
 
-    @contextmanager
-    def _writing(self) -> Iterator[sa.Connection]:
-        with (
-            translate_errors(self._engine.url),
-            write_connection(self._engine) as connection,
-            connection.begin(),
-        ):
-            yield connection
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """Open one transaction for a request: every write on this store's engine joins it."""
+        return one_transaction(self._engine)
+
+    def _writing(self) -> AbstractContextManager[sa.Connection]:
+        return writing(self._engine)  # the request's transaction, if one is open

@@ -223,20 +223,21 @@ class AccessService:
         """
         code_hash = secret_hash(code) if looks_like(code, INVITE_PREFIX) else ""
         scope = "join:" + (code_hash or "malformed")
-        if retry_key is not None:
-            request = f"{session_id}\n{name}\n{client_seed}".encode()
-            seen = self._requests.begin(scope, retry_key, request)
-            if seen is not None:
-                return self._rejoined(session_id, code_hash, name)
-        try:
+        if retry_key is None:
+            with self._store.transaction():  # the invite, the member and its token: or none
+                return self._redeem(session_id, code_hash, name, client_seed)
+        made: list[Joined] = []
+
+        def redeem() -> Answer:
             joined = self._redeem(session_id, code_hash, name, client_seed)
-        except DiceledgerError:
-            if retry_key is not None:
-                self._requests.abandon(scope, retry_key)  # nothing changed: retry afresh
-            raise
-        if retry_key is not None:
-            self._requests.finish(scope, retry_key, Answer(201, joined.name))
-        return joined
+            made.append(joined)
+            return Answer(201, joined.name)
+
+        request = f"{session_id}\n{name}\n{client_seed}".encode()
+        _, replayed = self._requests.run(scope, retry_key, request, redeem)
+        if replayed:
+            return self._rejoined(session_id, code_hash, name)
+        return made[0]
 
     def _redeem(self, session_id: str, code_hash: str, name: str, client_seed: str) -> Joined:
         joined = self._admitted(session_id, code_hash, name, client_seed)

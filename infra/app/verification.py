@@ -34,6 +34,7 @@ from diceledger.infra.codec import decode
 from diceledger.infra.exporting import read_export
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
+from diceledger.infra.signed_heads import Head
 from diceledger.infra.signing import ed25519_check, open_keyring
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.verifying import verify_file
@@ -63,14 +64,6 @@ class Standing(IntEnum):
     UNANCHORED = 3  # consistent, but only keys the document itself carries signed it
 
 
-@dataclass(frozen=True, slots=True)
-class TreeHead:
-    """A session's signed tree as something outside the database remembers it."""
-
-    size: int
-    root: bytes
-
-
 class HeadAnchor(Protocol):
     """A memory of each session's latest signed tree kept apart from the database.
 
@@ -83,8 +76,8 @@ class HeadAnchor(Protocol):
         """Name the anchor in a finding (a file's path, a witness's address)."""
         ...
 
-    def head(self, session_id: str) -> TreeHead | None:
-        """Return the latest tree it remembers for ``session_id`` (None: none)."""
+    def latest(self, stream_id: str) -> Head | None:
+        """Return the latest tree it remembers for the session (None: none)."""
         ...
 
 
@@ -240,7 +233,7 @@ def verify_session(
     kept = reader.claims(session_id, head_note)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
     for anchor in anchors:
-        remembered_head = anchor.head(session_id)
+        remembered_head = anchor.latest(session_id)
         if remembered_head is not None:
             size, root = remembered_head.size, remembered_head.root
             findings.append(remembered(anchor.source, leaves, size, root))

@@ -11,8 +11,9 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.errors import ConflictError
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.db import translate_errors
 from diceledger.infra.discord.schema import discord_channels, discord_members
+from diceledger.infra.transaction import writing
 
 
 class BindingStore:
@@ -83,11 +84,9 @@ class BindingStore:
     @contextmanager
     def _writing(self) -> Iterator[sa.Connection]:
         try:
-            with (
-                translate_errors(self._engine.url),
-                write_connection(self._engine) as connection,
-                connection.begin(),
-            ):
+            # The request's transaction if one is open (a savepoint keeps a collision from
+            # spoiling the rest of it), else one of its own.
+            with writing(self._engine) as connection, connection.begin_nested():
                 yield connection
         except exc.IntegrityError:
             raise ConflictError("the Discord binding was made at the same time") from None

@@ -22,6 +22,7 @@ from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventData, Event
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 from diceledger.infra.store.sqlite_append import SqliteAppend
+from diceledger.infra.transaction import in_transaction, writing
 
 DEFAULT_LOCK_TIMEOUT_MS = 5_000
 DEFAULT_SETTLE_TIMEOUT_MS = 5_000
@@ -107,10 +108,13 @@ class SqlEventStore(EventStore):
         if not events_:
             return []
         try:
-            if self._sqlite_append is not None:
+            if self._sqlite_append is not None and not in_transaction(self._engine):
                 with translate_errors(self._engine.url):
                     return self._sqlite_append(stream_id, events_, expected_version)
-            with self._writing() as connection:
+            # Inside a request's transaction (the ledger's append-and-sign), join it.
+            with writing(self._engine) as connection:
+                if self._sqlite_append is not None:
+                    return self._sqlite_append.on(connection, stream_id, events_, expected_version)
                 outcome = self._retry_or_head(connection, stream_id, events_, expected_version)
                 if isinstance(outcome, list):
                     return self._records_at(connection, outcome)

@@ -22,7 +22,7 @@ from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
 from typing import Any
 
 from sqlalchemy import exc
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
@@ -71,6 +71,19 @@ class SqliteAppend:
             return recorded
         finally:
             pooled.close()
+
+    def on(
+        self,
+        connection: Connection,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+    ) -> list[RecordedEvent]:
+        """Write the batch on ``connection``, in the transaction it holds (not committed)."""
+        driver = connection.connection.driver_connection
+        assert isinstance(driver, sqlite3.Connection)
+        with _as_sqlalchemy_errors():
+            return self._write(driver, stream_id, events, expected_version)
 
     def _write(
         self,

@@ -40,8 +40,10 @@ def test_an_honest_log_verifies_against_its_latest_checkpoint(
     shown = verified(api, table)
     assert shown["ok"] is True
     assert shown["anchor"] == "signed-checkpoint"
-    (finding,) = shown["checkpoints"]["findings"]
-    assert finding["ok"] is True and "heads exactly the log" in finding["detail"]
+    # Held to the store's latest checkpoint and to the heads file beside the key.
+    latest, remembered = shown["checkpoints"]["findings"]
+    assert latest["ok"] is True and "heads exactly the log" in latest["detail"]
+    assert remembered["ok"] is True and remembered["source"].startswith("the heads file ")
 
 
 def test_a_cut_of_a_whole_signed_roll_is_not_ok(api: Api, table: Table, owner: Owner) -> None:

@@ -3,12 +3,14 @@
 The cases of issue 16: a dropped last event, a dropped last roll, a session replayed from
 scratch with other dice, a forked history shown to two players, a signature by another
 key. The one who tampers holds the database (and, where it takes signing again, the
-server's key); the player holds only what the CLI kept or what they saved.
+server's key and the heads file beside it); the player holds only what the CLI kept or what
+they saved.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +50,12 @@ def operator_rolls(url: str, table: str, actor: str, face: int) -> None:
         app.close()
 
 
+def forget_signed_heads() -> None:
+    """Cut the heads file beside the key, as only the key's holder can: without this, the
+    server refuses to sign again what it signed before (infra/signed_heads.py)."""
+    Path(os.environ["DICELEDGER_SIGNED_HEADS"]).unlink(missing_ok=True)
+
+
 def failed(result: Result) -> str:
     """Assert a verify failed; return its stderr."""
     assert result.exit_code == 1, result.output
@@ -66,6 +74,7 @@ def kept(ledger: Ledger, table: str, path: Path) -> Path:
 
 def replay_elsewhere(url: str, table: str, faces: tuple[int, ...]) -> Application:
     """Play the table again, same id and same key, on another store, with other dice."""
+    forget_signed_heads()
     app = bootstrap(url)
     app.reseed(lambda: secrets.token_bytes(32), lambda: table.rsplit("-", 1)[1])
     sid = app.start_session("gm", "Tomb of Ash").session_id
@@ -127,6 +136,7 @@ def test_a_dropped_last_roll_signed_again_is_caught(
     owner.drop_triggers()
     owner.rewind(before_roll)
     owner.engine.dispose()
+    forget_signed_heads()
     operator_rolls(ledger.url, table, "ann", 19)
     operator_rolls(ledger.url, table, "bob", 7)
     for evidence in (checkpoint, receipt):
@@ -148,6 +158,7 @@ def test_the_cli_warns_when_a_later_answer_does_not_extend_what_it_kept(
     owner.drop_triggers()
     owner.rewind(before_roll)
     owner.engine.dispose()
+    forget_signed_heads()
     result = run(ledger.url, "check", table, "1d20", "--target", "15", "--faces", "19")
     assert result.exit_code == 0  # the roll is made; the warning is about the log
     assert result.stderr.startswith(f"WARNING: session '{table}': the checkpoint of ")

@@ -194,7 +194,7 @@ def test_a_deleted_last_event_stops_the_session(table: Table) -> None:
     before = table.ledger.latest(SESSION)
     table.drop_triggers()
     table.delete(3)
-    with pytest.raises(LogTamperedError, match="lost 1 of the 3 events this server signed"):
+    with pytest.raises(LogTamperedError, match="lost version 3, the last of the 3 events"):
         table.play(1)
     assert table.ledger.latest(SESSION) == before
     assert table.store.current_version(SESSION) == 2  # refused before anything was appended
@@ -220,12 +220,23 @@ def test_a_forged_insert_is_refused_before_the_append(table: Table) -> None:
     assert table.store.current_version(SESSION) == 3  # the forged row, and nothing of ours
 
 
-def test_a_deleted_earlier_event_stops_the_session(table: Table) -> None:
+def test_a_deleted_earlier_event_stays_covered_by_every_later_checkpoint(table: Table) -> None:
+    # Signing reads O(1) rows, so it does not look for a gap below the last signed row;
+    # it grows the tree from the compact range kept with the checkpoint, which still holds
+    # the deleted event: the log no longer folds to any later checkpoint, which verify names.
     table.play(4)
+    signed_before = MerkleTree(table.hashes()).root()
     table.drop_triggers()
     table.delete(2)
-    with pytest.raises(LogTamperedError, match="lost 1 of the 4 events"):
-        table.play(1)
+    _, signed = table.play(1)
+    assert signed.checkpoint.size == 5  # the deleted event is still counted ...
+    assert table.store.current_version(SESSION) == 5
+    left = table.hashes()
+    assert len(left) == 4 and MerkleTree(left).root() != signed.checkpoint.root
+    kept = table.ledger.checkpoint_at(SESSION, 4)
+    assert kept is not None and kept.checkpoint.root == signed_before
+    # ... and the new checkpoint extends the one signed before the cut, as it must.
+    check_extends(kept.checkpoint, signed.checkpoint, table.ledger.consistency(SESSION, 4, 5))
 
 
 def test_a_signed_row_moved_below_version_one_stops_the_session(table: Table) -> None:
@@ -249,6 +260,18 @@ def test_a_stored_subtree_changed_in_the_database_is_not_built_on(table: Table) 
     with table.engine.begin() as connection:
         connection.execute(
             sa.text("UPDATE merkle_nodes SET hash = :h WHERE level = 1"), {"h": b"\x01" * 32}
+        )
+    _, signed = table.play(1)  # grown from the compact range kept with the checkpoint
+    assert signed.checkpoint.root == MerkleTree(table.hashes()).root()
+
+
+def test_a_compact_range_changed_in_the_database_is_not_built_on(table: Table) -> None:
+    table.play(3)
+    table.drop_triggers()
+    with table.engine.begin() as connection:
+        connection.execute(
+            sa.text("UPDATE signed_checkpoints SET edge = :e WHERE tree_size = 3"),
+            {"e": b"\x01" * 64},
         )
     with pytest.raises(LogTamperedError, match="no longer folds to the root it signed"):
         table.play(1)

@@ -27,10 +27,11 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
-from diceledger.infra.app.verification import Reader, TreeHead
+from diceledger.infra.app.verification import Reader
 from diceledger.infra.bootstrap import bootstrap, in_memory
 from diceledger.infra.db import make_engine
 from diceledger.infra.ledger import CheckpointLedger
+from diceledger.infra.signed_heads import Head, SignedHeads
 from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import SeedVault
@@ -146,7 +147,7 @@ def test_a_deleted_row_stops_the_session_loudly_and_nothing_is_appended(signed: 
     owner.drop_triggers()
     size = owner.store.current_version(sid)
     owner.delete_after(size - 1)
-    with pytest.raises(LogTamperedError, match=f"lost 1 of the {size} events"):
+    with pytest.raises(LogTamperedError, match=f"lost version {size}, the last of the {size}"):
         signed.app.request_roll("ann", sid, CHECK)
     assert owner.store.current_version(sid) == size - 1
     assert signed.app.proofs.latest(sid) == before
@@ -254,19 +255,21 @@ def test_the_audit_names_a_rewritten_log_against_a_kept_checkpoint(signed: Signe
 class RememberedHeads:
     """A head anchor as a heads file beside the key would be: what was signed, per session."""
 
-    heads: dict[str, TreeHead] = field(default_factory=dict)
+    heads: dict[str, Head] = field(default_factory=dict)
     source: str = "the heads remembered beside the key"
 
-    def head(self, session_id: str) -> TreeHead | None:
-        return self.heads.get(session_id)
+    def latest(self, stream_id: str) -> Head | None:
+        return self.heads.get(stream_id)
 
     def remember(self, note: str | None) -> None:
         assert note is not None
         checkpoint = Checkpoint.parse(SignedNote.parse(note).text)
-        self.heads[session_of(checkpoint.origin)] = TreeHead(checkpoint.size, checkpoint.root)
+        self.heads[session_of(checkpoint.origin)] = Head(checkpoint.size, checkpoint.root)
 
 
-def test_a_head_anchor_catches_a_ledger_cut_back_and_signed_again(signed: Signed) -> None:
+def test_a_head_anchor_catches_a_ledger_cut_back_and_signed_again(
+    signed: Signed, tmp_path: Path
+) -> None:
     engine = make_engine(signed.url)
     signed.engines.append(engine)
     anchor = RememberedHeads()
@@ -286,12 +289,42 @@ def test_a_head_anchor_catches_a_ledger_cut_back_and_signed_again(signed: Signed
     assert app.verify_session(sid).ok
     owner = signed.owner(sid)
     owner.drop_triggers()
-    size = owner.store.current_version(sid)
-    owner.rewind(size - 3)  # the roll, its tree and its checkpoints, gone
+    records = list(owner.store.read_stream(sid))
+    before_roll = next(r.stream_version for r in records if r.event_type == "RollRequested") - 1
+    owner.rewind(before_roll)  # the roll (however many dice), its tree and checkpoints, gone
     owner.forge_insert("PlayerJoined", name="eve", role="player", client_seed="e", added_by="eve")
-    app.proofs.adopt(sid)  # the key's holder signs the other log: the ledger agrees with it
+    # The key's holder signs the other log with a ledger that keeps no heads of its own (its
+    # file gone with the cut): only a witness elsewhere, the anchor, still remembers.
+    forgetful = SignedHeads(
+        tmp_path / "signed-heads", lambda: [signed.keyring.current().key_id.hex()]
+    )
+    CheckpointLedger(engine, signed.keyring, heads=forgetful).adopt(sid)
     verdict = app.verify_session(sid)
     assert not verdict.ok
     failed = {f.source: f.detail for f in verdict.audit.findings if not f.ok}
     assert set(failed) == {anchor.source}
     assert "remembers" in failed[anchor.source] and "events were removed" in failed[anchor.source]
+
+
+def test_a_roll_cut_with_its_ledger_rows_is_refused_rather_than_signed_as_a_fork(
+    signed: Signed, caplog: pytest.LogCaptureFixture
+) -> None:
+    sid = signed.table()
+    owner = signed.owner(sid)
+    signed_size = owner_size = owner.store.current_version(sid)
+    root = signed.app.proofs.checkpoint(sid).signed.checkpoint.root
+    owner.drop_triggers()
+    owner.rewind(owner_size - 3)  # the last roll, its Merkle nodes and its checkpoints
+    # A server started afresh on the cut database: only the heads file remembers.
+    restarted = bootstrap(signed.url, signing_key=signed.keyring.path)
+    try:
+        with pytest.raises(LogTamperedError, match="refusing to sign a fork"):
+            restarted.request_roll("ann", sid, CHECK)
+        latest = signed.opened(restarted.proofs.latest(sid))
+        assert latest.checkpoint.size == owner_size - 3  # nothing signed
+    finally:
+        restarted.close()
+    assert owner.store.current_version(sid) == owner_size - 3
+    refusal = next(r.getMessage() for r in caplog.records if "REFUSING TO SIGN" in r.getMessage())
+    assert f"{owner_size - 3} events" in refusal and f"{signed_size} events" in refusal
+    assert root.hex() in refusal

@@ -91,21 +91,29 @@ class Answerer:
         """Return the interaction's reply, running its action at most once per id."""
         kept = interaction.subcommand not in SECRET_ANSWERS
         key = interaction.interaction_id
-        if kept:
-            try:
-                seen = self._requests.begin(SCOPE, key, interaction.fingerprint.encode())
-            except DiceledgerError as error:
-                return Outcome(refusal(error), fresh=False)
-            if seen is not None:
-                return Outcome(Reply.from_stored(seen.body), fresh=False)
+        replies: list[Reply] = []
+
+        def work() -> Answer:
+            replies.append(self._run(interaction))
+            return Answer(200, replies[-1].stored())
+
         try:
-            reply = self._run(interaction)
-        except Exception as error:  # the outcome is unknown: the key stays claimed
+            if not kept:
+                return Outcome(self._run(interaction), fresh=True)
+            # The action's writes and the kept reply commit together: a redelivery after a
+            # crash either gets the reply or runs the action afresh.
+            answer, replayed = self._requests.run(
+                SCOPE, key, interaction.fingerprint.encode(), work
+            )
+        except Exception as error:
+            if isinstance(error, DiceledgerError) and problem_for(error).status < 500:
+                return Outcome(refusal(error), fresh=False)  # a bad key: nothing ran
+            # Undone with its transaction: a redelivery runs the action afresh.
             LOG.error("interaction %s failed: %s", key, error, exc_info=True)
             return Outcome(private("The server failed to answer; nothing more is said."), False)
-        if kept:
-            self._requests.finish(SCOPE, key, Answer(200, reply.stored()))
-        return Outcome(reply, fresh=True)
+        if replayed:
+            return Outcome(Reply.from_stored(answer.body), fresh=False)
+        return Outcome(replies[-1], fresh=True)
 
     def _run(self, interaction: Interaction) -> Reply:
         try:
