@@ -12,11 +12,11 @@ from diceledger.cli.output import counted, emit_json, progress, shown
 from diceledger.cli.witness import TRUST_KEY, warn, witness
 from diceledger.domain.errors import MalformedError
 from diceledger.domain.receipt import Receipt
-from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.verification import (
     CHECKED,
+    Line,
     Reader,
     Standing,
     Verdict,
@@ -119,7 +119,7 @@ def verify(
         raise click.exceptions.Exit(verdict.standing.value)
 
 
-def _progress(records: Iterable[RecordedEvent], count: int) -> Iterable[RecordedEvent]:
+def _progress(records: Iterable[Line], count: int) -> Iterable[Line]:
     return progress(records, count, "verifying")
 
 
@@ -182,6 +182,8 @@ def _print(report: Report) -> None:
         f"{report.manual_dice} typed in (cannot be verified), "
         f"{report.unverifiable_dice} not yet verifiable"
     )
+    for roll_id in report.sealed_rolls:
+        click.echo(f"roll {roll_id}: sealed (a hidden blind roll), not yet checkable")
     if report.unrevealed_epochs:
         epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
         click.echo(f"unrevealed seed epochs: {epochs} (`diceledger seed reveal` or session end)")
@@ -193,6 +195,8 @@ def _print(report: Report) -> None:
         if report.unrevealed_epochs:
             epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
             verified += f"; dice of epoch {epochs} are checked once its seed is revealed"
+        if report.sealed_rolls:
+            verified += "; a sealed roll is checked in an export after its reveal"
         click.echo(verified)
     else:
         click.echo(shown(f"FAILED at {first}"), err=True)

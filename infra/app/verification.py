@@ -13,25 +13,25 @@ itself carries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
 from diceledger.domain.errors import MalformedError, VerificationError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec import decode
-from diceledger.infra.exporting import read_export
+from diceledger.infra.exporting import read_lines
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
 from diceledger.infra.signing import ed25519_check, open_keyring
@@ -47,11 +47,18 @@ CHECKED = {
 }
 EXPORT_PROOF = "the export's proof"
 
-# Watches a read go by: receives the records and how many there are, yields them on.
-Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
+Line = TypeVar("Line", RecordedEvent, ExportedEvent)
 
 
-def _unwatched(records: Iterable[RecordedEvent], _count: int) -> Iterable[RecordedEvent]:
+class Watch(Protocol):
+    """Watches a read go by: receives the records and how many there are, yields them on."""
+
+    def __call__(self, records: Iterable[Line], count: int, /) -> Iterable[Line]:
+        """Yield the records on (a progress bar may count them)."""
+        ...
+
+
+def _unwatched(records: Iterable[Line], _count: int) -> Iterable[Line]:
     return records
 
 
@@ -267,7 +274,7 @@ def verify_export(
     report = verify_file(path, lambda records: watch(records, lines))
     session_id = report.session_id or ""
     # The report names a broken chain; here every line is a leaf as is.
-    leaves = [_leaf(r.hash) for r in read_export(path) if r.stream_id == session_id]
+    leaves = [_leaf(r.hash) for r in read_lines(path) if r.stream_id == session_id]
     mine = None if proof is None else head_of(proof.checkpoints, session_id)
     head = None if mine is None else Claim(EXPORT_PROOF, mine)
     known, retired = reader.offline()
