@@ -16,7 +16,17 @@ export const FIELDS = [
   "prev_hash",
   "hash",
 ];
-const INTEGERS = new Set(["position", "stream_version", "schema_version"]);
+// A sealed line: an event of a hidden blind roll as a player's export holds it.
+export const SEALED_FIELDS = [
+  "position",
+  "stream_id",
+  "stream_version",
+  "sealed",
+  "roll_id",
+  "prev_hash",
+  "hash",
+];
+const INTEGERS = new Set(["position", "stream_version", "schema_version", "roll_id"]);
 const OBJECTS = new Set(["data", "meta"]);
 const STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
 
@@ -45,17 +55,8 @@ export function parseLine(line, number) {
   if (!isObject(document)) {
     throw new ExportError(number, "not a JSON object");
   }
-  const missing = FIELDS.filter((name) => !Object.hasOwn(document, name));
-  const extra = Object.keys(document)
-    .filter((name) => !FIELDS.includes(name))
-    .sort();
-  if (missing.length || extra.length) {
-    const list = (names) => `[${names.map((name) => `'${name}'`).join(", ")}]`;
-    throw new ExportError(
-      number,
-      `missing ${missing.length ? list(missing) : "nothing"}, unexpected ${list(extra)}`,
-    );
-  }
+  if (Object.hasOwn(document, "sealed")) return parseSealed(document, number);
+  checkKeys(document, FIELDS, number, "");
   for (const name of FIELDS) {
     if (!hasType(name, document[name])) throw new ExportError(number, `${name} has the wrong type`);
   }
@@ -64,6 +65,34 @@ export function parseLine(line, number) {
     throw new ExportError(number, `recorded_at is not like ${STAMP_FORMAT}`);
   }
   return { ...document, recorded_at: recordedAt, line: number };
+}
+
+function checkKeys(document, fields, number, what) {
+  const missing = fields.filter((name) => !Object.hasOwn(document, name));
+  const extra = Object.keys(document)
+    .filter((name) => !fields.includes(name))
+    .sort();
+  if (missing.length || extra.length) {
+    const list = (names) => `[${names.map((name) => `'${name}'`).join(", ")}]`;
+    throw new ExportError(
+      number,
+      `${what}missing ${missing.length ? list(missing) : "nothing"}, unexpected ${list(extra)}`,
+    );
+  }
+}
+
+/** Return a sealed line (its link in the chain, no content), or throw ExportError. */
+function parseSealed(document, number) {
+  checkKeys(document, SEALED_FIELDS, number, "a sealed line ");
+  if (document.sealed !== true) {
+    throw new ExportError(number, "sealed is true on a sealed line, or absent");
+  }
+  for (const name of SEALED_FIELDS) {
+    if (name !== "sealed" && !hasType(name, document[name])) {
+      throw new ExportError(number, `${name} has the wrong type`);
+    }
+  }
+  return { ...document, line: number };
 }
 
 // Python keeps 1.0 a float (which no record may hold); JSON.parse would make it 1. The
