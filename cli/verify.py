@@ -138,6 +138,8 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
                 "verdict": checked.standing.name.lower(),
                 "session_id": signed.session_id,
                 "rolls": rolls,
+                "roll_id": checked.roll_id,
+                "sealed_events": list(checked.verified.sealed),
                 "events": versions,
                 "checkpoint_size": signed.checkpoint.size,
                 "signed_by": signed.signer,
@@ -148,9 +150,15 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
             }
         )
     else:
+        sealed = checked.verified.sealed
         click.echo(
-            f"receipt of session {signed.session_id}, roll {', '.join(map(str, rolls))}: "
+            f"receipt of session {signed.session_id}, roll {checked.roll_id}: "
             f"{len(records)} events (versions {', '.join(map(str, versions))})"
+            + (f", {len(sealed)} sealed (a hidden roll's, not checked)" if sealed else "")
+        )
+        click.echo(
+            f"complete: every event of roll {checked.roll_id} from its request to the one "
+            "after its last"
         )
         click.echo(
             f"verified: each event is in the log of {signed.checkpoint.size} events that "

@@ -23,7 +23,7 @@ from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembe
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
 from diceledger.domain.errors import MalformedError, VerificationError
 from diceledger.domain.json import JsonObject
-from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
+from diceledger.domain.receipt import Receipt, VerifiedReceipt, check_complete, verify_receipt
 from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
@@ -144,6 +144,7 @@ class ReceiptCheck:
     verified: VerifiedReceipt
     pinned: bool
     dice: ReceiptDice
+    roll_id: int  # the roll it proves whole: the one of its first request
 
     @property
     def standing(self) -> Standing:
@@ -302,7 +303,8 @@ def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
         verified.records,
         lambda r: decode(str(r["event_type"]), int(r["schema_version"]), dict(r["data"])),
     )
-    return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice)
+    roll_id = check_complete(verified)
+    return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice, roll_id)
 
 
 def _anchor(audit: LogAudit, headed: bool) -> Anchor:
