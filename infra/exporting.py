@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +50,15 @@ SEALED_FIELDS = (
     "hash",
 )
 _TIMESTAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+# The patterns docs/schema/events.schema.json gives the envelope, enforced as it says.
+_PATTERNS = {
+    "event_id": re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    "recorded_at": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z"),
+    "prev_hash": re.compile(r"[0-9a-f]{64}"),
+    "hash": re.compile(r"[0-9a-f]{64}"),
+}
+_AT_LEAST_ONE = ("position", "stream_version", "schema_version")
+MAX_STREAM_ID = 200
 # The largest event the rules write is a roll's 1,000 initial dice, about 200 KB.
 MAX_LINE_BYTES = 1 << 20
 MAX_DEPTH = 32
@@ -198,7 +208,11 @@ def parse_exported(line: str, number: int) -> ExportedEvent:
     if not line.endswith("\n"):
         raise CorruptLogError(f"line {number}: cut short (no line end); the file is partial")
     try:
-        document = json.loads(line)
+        document = json.loads(line, object_pairs_hook=_unique_keys)
+    except _DuplicateKeyError as error:
+        raise CorruptLogError(
+            f"line {number}: the key '{error}' appears twice in an object"
+        ) from None
     except RecursionError:
         raise CorruptLogError(f"line {number}: JSON nested too deeply") from None
     except ValueError as error:  # JSONDecodeError, or an integer of thousands of digits
@@ -218,11 +232,32 @@ def parse_exported(line: str, number: int) -> ExportedEvent:
         value = document[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise CorruptLogError(f"line {number}: {name} has the wrong type")
+    for name, pattern in _PATTERNS.items():
+        if pattern.fullmatch(document[name]) is None:
+            raise CorruptLogError(f"line {number}: {name} is not like {pattern.pattern}")
+    for name in _AT_LEAST_ONE:
+        if document[name] < 1:
+            raise CorruptLogError(f"line {number}: {name} is below 1")
+    if not 1 <= len(document["stream_id"]) <= MAX_STREAM_ID:
+        raise CorruptLogError(f"line {number}: stream_id is not 1 to {MAX_STREAM_ID} characters")
     try:
         recorded_at = datetime.strptime(document["recorded_at"], _TIMESTAMP).replace(tzinfo=UTC)
     except ValueError:
         raise CorruptLogError(f"line {number}: recorded_at is not like {_TIMESTAMP}") from None
     return RecordedEvent(**{**document, "recorded_at": recorded_at})
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object names one key twice: which value counts would be the reader's guess."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKeyError(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _sealed(document: dict[str, Any], number: int) -> SealedEvent:

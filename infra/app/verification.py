@@ -282,6 +282,15 @@ def verify_export(
     trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
     kept = reader.claims(session_id, mine)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
+    if proof is not None and mine is None:
+        # A proof of other sessions proves nothing of this one: refused, not skipped.
+        sessions = sorted({session_of(origin_of(note) or "") for note in proof.checkpoints})
+        detail = (
+            f"it holds no checkpoint of session '{session_id}' "
+            f"(only of {', '.join(repr(s) for s in sessions)})"
+        )
+        findings = (*audit.findings, Finding(EXPORT_PROOF, False, detail))
+        audit = LogAudit(audit.session_id, audit.events, findings, audit.kept)
     report.anchor = _anchor(audit, head is not None)
     return Verdict(report, audit)
 

@@ -29,6 +29,16 @@ export const SEALED_FIELDS = [
 const INTEGERS = new Set(["position", "stream_version", "schema_version", "roll_id"]);
 const OBJECTS = new Set(["data", "meta"]);
 const STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
+// The patterns docs/schema/events.schema.json gives the envelope, as infra/exporting.py
+// enforces them (the same order, the same reasons).
+const PATTERNS = [
+  ["event_id", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"],
+  ["recorded_at", "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z"],
+  ["prev_hash", "[0-9a-f]{64}"],
+  ["hash", "[0-9a-f]{64}"],
+];
+const AT_LEAST_ONE = ["position", "stream_version", "schema_version"];
+const MAX_STREAM_ID = 200;
 
 /** A line of the file that is not a record; ``line`` counts from 1. */
 export class ExportError extends Error {
@@ -59,6 +69,19 @@ export function parseLine(line, number) {
   checkKeys(document, FIELDS, number, "");
   for (const name of FIELDS) {
     if (!hasType(name, document[name])) throw new ExportError(number, `${name} has the wrong type`);
+  }
+  for (const [name, pattern] of PATTERNS) {
+    if (!new RegExp(`^(?:${pattern})$`).test(document[name])) {
+      throw new ExportError(number, `${name} is not like ${pattern}`);
+    }
+  }
+  for (const name of AT_LEAST_ONE) {
+    if (document[name] < 1) throw new ExportError(number, `${name} is below 1`);
+  }
+  // Python counts code points, not UTF-16 units.
+  const idLength = [...document.stream_id].length;
+  if (idLength < 1 || idLength > MAX_STREAM_ID) {
+    throw new ExportError(number, `stream_id is not 1 to ${MAX_STREAM_ID} characters`);
   }
   const recordedAt = normalTimestamp(document.recorded_at);
   if (recordedAt === null) {
