@@ -247,6 +247,12 @@ BROKEN_FILES = {
     + "\n",
     "a hash in upper case": json.dumps({**GOOD_LINE, "hash": "A" * 64}) + "\n",
     "a version 0": json.dumps({**GOOD_LINE, "stream_version": 0}) + "\n",
+    "a duplicate key": json.dumps(GOOD_LINE).replace('"meta": {}', '"meta": {"a": 1, "a": 2}')
+    + "\n",
+    "a duplicate key after an escaped quote": json.dumps(
+        {**GOOD_LINE, "data": {"by": 'say "hi"'}}
+    ).replace('"meta": {}', '"meta": {"k\\"": 1, "k\\"": 2}')
+    + "\n",
     "a second line cut short": json.dumps(GOOD_LINE) + "\n" + json.dumps(GOOD_LINE)[:40],
 }
 

@@ -141,10 +141,46 @@ function parseJson(line, number) {
   } catch (error) {
     throw new ExportError(number, `not JSON (${error.message})`);
   }
+  const twice = duplicateKey(line);
+  if (twice !== null) {
+    throw new ExportError(number, `the key '${twice}' appears twice in an object`);
+  }
   if (!HAS_SOURCE && holdsFloat(line)) {
     throw new ExportError(number, "not canonical JSON: a number with a fraction or an exponent");
   }
   return document;
+}
+
+// JSON.parse keeps the last of two equal keys; the Python reader refuses them, so the line
+// (already known to be JSON) is walked once more for a key named twice in one object.
+const PART = /"(?:[^"\\]|\\.)*"|[{}[\],:]/g;
+
+function duplicateKey(line) {
+  const open = []; // per nesting level: the keys of an object, or null for an array
+  let expectKey = false;
+  for (const [part] of line.matchAll(PART)) {
+    if (part === "{") {
+      open.push(new Set());
+      expectKey = true;
+    } else if (part === "[") {
+      open.push(null);
+      expectKey = false;
+    } else if (part === "}" || part === "]") {
+      open.pop();
+      expectKey = false;
+    } else if (part === ",") {
+      expectKey = open.at(-1) instanceof Set;
+    } else if (part === ":") {
+      expectKey = false;
+    } else if (expectKey) {
+      const key = JSON.parse(part);
+      const keys = open.at(-1);
+      if (keys.has(key)) return key;
+      keys.add(key);
+      expectKey = false;
+    }
+  }
+  return null;
 }
 
 function isObject(value) {
