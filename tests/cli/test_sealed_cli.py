@@ -100,3 +100,34 @@ def test_a_sealed_export_cannot_be_imported(ledger: Ledger, table: str, tmp_path
     ledger.export("ann", table, path)
     error = ledger.refused("gm", "import", str(path))
     assert "a sealed event of hidden roll 2" in error
+
+
+def test_a_visible_rolls_resolution_sealed_by_a_forger_fails(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    hidden_roll_between_two(ledger, table)
+    path = tmp_path / "ann.jsonl"
+    ledger.export("ann", table, path)
+    lines = lines_of(path)
+    # Roll 3 is ann's own, shown in full: sealing its resolution would hide its total.
+    at = next(
+        n
+        for n, line in enumerate(lines)
+        if line.get("event_type") == "RollResolved" and line["data"]["roll_id"] == 3
+    )
+    line = lines[at]
+    lines[at] = {
+        "position": line["position"],
+        "stream_id": line["stream_id"],
+        "stream_version": line["stream_version"],
+        "sealed": True,
+        "roll_id": 3,
+        "prev_hash": line["prev_hash"],
+        "hash": line["hash"],
+    }
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shown, report = verify(ledger, path)
+    assert shown.exit_code == 1
+    # The rules miss the resolution first; the sealed line itself is named too.
+    reasons = {failure["stream_version"]: failure["reason"] for failure in report["failures"]}
+    assert reasons[line["stream_version"]] == "a sealed event of roll 3, which is shown in full"
