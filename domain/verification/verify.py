@@ -14,6 +14,7 @@ At the end, every seeded die of a revealed epoch is derived again from its seed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -142,6 +143,9 @@ class _Verifier:
             if self.rules_checked:
                 events = [event for _, event in shown]
                 self._skip_sealed_nonces(events)
+                inside = sum(1 for _, event in self.pending[shown[0][0] :] if event is None)
+                if inside:  # the end closing a hidden roll between visible ones
+                    events = _renumbered(events, self.state.next_nonce, inside)
                 outcome = match_command(self.state, events, final)
                 if outcome is None:
                     return  # the command goes on past the events read so far
@@ -168,12 +172,14 @@ class _Verifier:
         A hidden roll's request and each reroll command of it take a nonce the player
         cannot see; each wrote at least one event, so the sealed events bound the gap.
         """
-        if not self.sealed_nonces:
+        # The sealed events inside the command (the end closing a hidden roll) count too.
+        slack = self.sealed_nonces + sum(1 for _, event in self.pending if event is None)
+        if not slack:
             return
         taken = next((n for n in map(_nonce_of, events) if n is not None), None)
         if taken is None or not self.state.next_nonce < taken:
             return
-        if taken <= self.state.next_nonce + self.sealed_nonces:
+        if taken <= self.state.next_nonce + slack:
             self.state.next_nonce = taken
             self.last_nonce = taken - 1
 
@@ -199,8 +205,6 @@ class _Verifier:
         """Check one event against the state before it, fold it, and check what it closes."""
         if self.stopped:
             return
-        if _nonce_of(event) is not None:
-            self.sealed_nonces = 0
         try:
             self.before(record, event)
             evolve(self.state, record.stream_version, event)
@@ -208,6 +212,8 @@ class _Verifier:
             self.fail(record, f"{record.event_type} cannot follow the log before it: {error}")
             self.stopped = True
             return
+        if _nonce_of(event) is not None:
+            self.sealed_nonces = 0  # the nonces sealed events may have taken lie behind it
         self.after(record, event)
 
     def before(self, record: RecordedEvent, event: ev.Event) -> None:
@@ -233,7 +239,7 @@ class _Verifier:
         self._dice(record, event)
 
     def _request(self, record: RecordedEvent, request: ev.RollRequested) -> None:
-        if request.nonce != self.last_nonce + 1:
+        if not self._next_nonce(request.nonce):
             self.fail(
                 record,
                 f"roll {request.roll_id} took nonce {request.nonce}, "
@@ -259,6 +265,10 @@ class _Verifier:
             except RollError as error:
                 self.fail(record, f"roll {request.roll_id}: {error}")
 
+    def _next_nonce(self, nonce: int) -> bool:
+        """Tell whether ``nonce`` is the next, or past only those sealed events may have taken."""
+        return self.last_nonce < nonce <= self.last_nonce + 1 + self.sealed_nonces
+
     def _drawable(self, epoch: int | None) -> bool:
         """Tell whether dice may come from ``epoch``: the committed, not yet revealed one."""
         current = self.state.epoch
@@ -270,7 +280,7 @@ class _Verifier:
             event.roll_id,
             "reroll",
         )
-        if not same_command and nonce != self.last_nonce + 1:
+        if not same_command and not self._next_nonce(nonce):
             self.fail(
                 record,
                 f"a reroll of roll {event.roll_id} took nonce {nonce}, "
@@ -291,7 +301,7 @@ class _Verifier:
         nonce = event.dice[0].nonce
         if nonce == self.draw_nonce.get(event.roll_id):
             return
-        if nonce != self.last_nonce + 1:
+        if not self._next_nonce(nonce):
             self.fail(
                 record,
                 f"round {event.round} of roll {event.roll_id} took nonce {nonce}, "
@@ -413,6 +423,33 @@ def _nonce_of(event: ev.Event) -> int | None:
     if isinstance(event, ev.DiceRolled) and event.dice:
         return event.dice[0].nonce
     return None
+
+
+def _renumbered(events: list[ev.Event], first: int, slack: int) -> list[ev.Event]:
+    """Return a command's visible events with the nonces sealed events took between them
+    closed up, as deciding on the visible session alone numbers them (each by at most
+    ``slack``, the sealed events inside the command)."""
+    taken: dict[int, int] = {}
+
+    def moved(nonce: int) -> int:
+        if nonce < first:
+            return nonce
+        closed = taken.setdefault(nonce, first + len(taken))
+        return closed if nonce - closed <= slack else nonce
+
+    def die(record: ev.DieRecord) -> ev.DieRecord:
+        return dataclasses.replace(record, nonce=moved(record.nonce))
+
+    out: list[ev.Event] = []
+    for event in events:
+        if isinstance(event, ev.DiceRolled):
+            event = dataclasses.replace(event, dice=tuple(die(d) for d in event.dice))
+        elif isinstance(event, ev.DieExploded | ev.DieRerolled):
+            event = dataclasses.replace(event, die=die(event.die))
+        elif isinstance(event, ev.RollRequested):
+            event = dataclasses.replace(event, nonce=moved(event.nonce))
+        out.append(event)
+    return out
 
 
 def _sealed_roll(roll_id: int) -> Roll:

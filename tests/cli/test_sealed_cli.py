@@ -131,3 +131,21 @@ def test_a_visible_rolls_resolution_sealed_by_a_forger_fails(
     # The rules miss the resolution first; the sealed line itself is named too.
     reasons = {failure["stream_version"]: failure["reason"] for failure in report["failures"]}
     assert reasons[line["stream_version"]] == "a sealed event of roll 3, which is shown in full"
+
+
+def test_the_end_tying_a_hidden_opposed_check_between_visible_ones_verifies(
+    ledger: Ledger, table: str, tmp_path: Path
+) -> None:
+    # Three checks wait with their sides tied; the end rolls each a fresh round in roll
+    # order, the hidden one's under a nonce the player cannot see: the last one skips it.
+    seen = ("1d4", "--vs", "bob", "1d4", "--reroll", "1", "--no-explode", "--faces", "3,3")
+    ledger.ok("ann", "opposed", table, *seen)
+    blind = ("1d4", "--vs", "orc", "1d4", "--blind", "--reroll", "1", "--no-explode")
+    ledger.ok("gm", "opposed", table, *blind, "--faces", "2,2")
+    ledger.ok("ann", "opposed", table, *seen)
+    ledger.ok("gm", "session", "end", table)
+    path = tmp_path / "ann.jsonl"
+    ledger.export("ann", table, path)
+    shown, report = verify(ledger, path)
+    assert shown.exit_code == 0, shown.output
+    assert (report["ok"], report["sealed_rolls"]) == (True, [2])
