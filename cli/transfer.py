@@ -28,8 +28,9 @@ def export(app: AppContext, session_id: str, output: str) -> None:
 
     Beside the file goes its proof, FILE.proof.json: the signed checkpoint of exactly
     these events and the server's verifier keys (docs/verification.md), which `import`
-    requires and `verify --file` checks. The events are exported as recorded, so a
-    session with blind rolls not yet revealed may be exported by its GM only.
+    requires and `verify --file` checks. A player's export holds each event of a blind
+    roll not yet revealed as a sealed line (its place and hash, nothing of the roll):
+    `verify --file` checks everything else, and only a complete export can be imported.
 
     \b
     Example:

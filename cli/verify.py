@@ -12,11 +12,11 @@ from diceledger.cli.output import counted, emit_json, progress, shown
 from diceledger.cli.witness import TRUST_KEY, warn, witness
 from diceledger.domain.errors import MalformedError
 from diceledger.domain.receipt import Receipt
-from diceledger.domain.records import RecordedEvent
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.verification import (
     CHECKED,
+    Line,
     Reader,
     Standing,
     Verdict,
@@ -123,7 +123,7 @@ def verify(
         raise click.exceptions.Exit(verdict.standing.value)
 
 
-def _progress(records: Iterable[RecordedEvent], count: int) -> Iterable[RecordedEvent]:
+def _progress(records: Iterable[Line], count: int) -> Iterable[Line]:
     return progress(records, count, "verifying")
 
 
@@ -142,6 +142,8 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
                 "verdict": checked.standing.name.lower(),
                 "session_id": signed.session_id,
                 "rolls": rolls,
+                "roll_id": checked.roll_id,
+                "sealed_events": list(checked.verified.sealed),
                 "events": versions,
                 "checkpoint_size": signed.checkpoint.size,
                 "signed_by": signed.signer,
@@ -152,9 +154,15 @@ def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...
             }
         )
     else:
+        sealed = checked.verified.sealed
         click.echo(
-            f"receipt of session {signed.session_id}, roll {', '.join(map(str, rolls))}: "
+            f"receipt of session {signed.session_id}, roll {checked.roll_id}: "
             f"{len(records)} events (versions {', '.join(map(str, versions))})"
+            + (f", {len(sealed)} sealed (a hidden roll's, not checked)" if sealed else "")
+        )
+        click.echo(
+            f"complete: every event of roll {checked.roll_id} from its request to the one "
+            "after its last"
         )
         click.echo(
             f"verified: each event is in the log of {signed.checkpoint.size} events that "
@@ -186,6 +194,8 @@ def _print(report: Report) -> None:
         f"{report.manual_dice} typed in (cannot be verified), "
         f"{report.unverifiable_dice} not yet verifiable"
     )
+    for roll_id in report.sealed_rolls:
+        click.echo(f"roll {roll_id}: sealed (a hidden blind roll), not yet checkable")
     if report.unrevealed_epochs:
         epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
         click.echo(f"unrevealed seed epochs: {epochs} (`diceledger seed reveal` or session end)")
@@ -197,6 +207,8 @@ def _print(report: Report) -> None:
         if report.unrevealed_epochs:
             epochs = ", ".join(str(e) for e in report.unrevealed_epochs)
             verified += f"; dice of epoch {epochs} are checked once its seed is revealed"
+        if report.sealed_rolls:
+            verified += "; a sealed roll is checked in an export after its reveal"
         click.echo(verified)
     else:
         click.echo(shown(f"FAILED at {first}"), err=True)

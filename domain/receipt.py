@@ -53,13 +53,26 @@ RECORD_KEYS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class ReceiptEntry:
-    """One event of a receipt: the object its hash covers and its inclusion proof."""
+    """One event of a receipt: the object its hash covers and its inclusion proof.
 
-    record: Mapping[str, Any]
+    A sealed entry (an event of a hidden blind roll inside the roll's range, in a
+    player's receipt) has no record, only its leaf: ``sealed``.
+    """
+
+    record: Mapping[str, Any] | None
     proof: InclusionProof
+    sealed: bytes | None = None
+
+    @property
+    def version(self) -> int:
+        """Return the event's stream version (its leaf index plus one)."""
+        return self.proof.index + 1
 
     def leaf(self) -> bytes:
         """Return the event's leaf hash (its chain hash, as bytes)."""
+        if self.record is None:
+            assert self.sealed is not None
+            return self.sealed
         try:
             return leaf_hash(canonical_json(self.record))
         except InvalidInputError as error:
@@ -79,7 +92,11 @@ class Receipt:
         events = [
             {
                 "index": entry.proof.index,
-                "record": dict(entry.record),
+                **(
+                    {"sealed": encode_base64(entry.leaf())}
+                    if entry.record is None
+                    else {"record": dict(entry.record)}
+                ),
                 "proof": [encode_base64(value) for value in entry.proof.hashes],
             }
             for entry in self.entries
@@ -125,6 +142,8 @@ class Receipt:
     def tlog_proof(self, position: int) -> str:
         """Return the entry at ``position`` as a C2SP tlog-proof (record in its extra line)."""
         entry = self.entries[position]
+        if entry.record is None:
+            raise ValueError("a sealed entry has no record to write as a tlog-proof")
         lines = [
             TLOG_PROOF_HEADER,
             f"extra {encode_base64(canonical_json(entry.record))}",
@@ -136,23 +155,34 @@ class Receipt:
 
 @dataclass(frozen=True, slots=True)
 class VerifiedReceipt:
-    """What a receipt proves: these events are in the log the checkpoint heads."""
+    """What a receipt proves: these events are in the log the checkpoint heads.
+
+    ``sealed`` holds the versions of the sealed entries: in the log, content not shown.
+    """
 
     checkpoint: SignedCheckpoint
     records: tuple[Mapping[str, Any], ...]
+    sealed: tuple[int, ...] = ()
 
 
 def build_receipt(
     signed: SignedCheckpoint,
     events: Sequence[tuple[RecordedEvent, InclusionProof]],
     verifier_key: VerifierKey | None = None,
+    sealed: frozenset[int] = frozenset(),
 ) -> Receipt:
-    """Return the receipt of recorded events with their proofs against ``signed``."""
+    """Return the receipt of recorded events with their proofs against ``signed``.
+
+    Events of the rolls in ``sealed`` (hidden from the receipt's reader) are sealed entries.
+    """
     entries = []
     for record, proof in events:
         if proof.size != signed.checkpoint.size or proof.index != record.stream_version - 1:
             raise ValueError(f"the proof of version {record.stream_version} is for another tree")
-        entries.append(ReceiptEntry(chain_record(record), proof))
+        if record.data.get("roll_id") in sealed:
+            entries.append(ReceiptEntry(None, proof, bytes.fromhex(record.hash)))
+        else:
+            entries.append(ReceiptEntry(chain_record(record), proof))
     key = None if verifier_key is None else str(verifier_key)
     return Receipt(str(signed), tuple(entries), key)
 
@@ -164,7 +194,9 @@ def verify_receipt(
     signed = open_checkpoint(receipt.checkpoint, trusted, check)
     for entry in receipt.entries:
         _check_entry(entry, signed)
-    return VerifiedReceipt(signed, tuple(entry.record for entry in receipt.entries))
+    records = tuple(entry.record for entry in receipt.entries if entry.record is not None)
+    sealed = tuple(entry.version for entry in receipt.entries if entry.record is None)
+    return VerifiedReceipt(signed, records, sealed)
 
 
 def parse_tlog_proof(text: str) -> tuple[ReceiptEntry, str]:
@@ -187,6 +219,14 @@ def parse_tlog_proof(text: str) -> tuple[ReceiptEntry, str]:
 
 
 def _check_entry(entry: ReceiptEntry, signed: SignedCheckpoint) -> None:
+    if entry.record is None:
+        try:
+            verify_inclusion(entry.leaf(), entry.proof, signed.checkpoint.root)
+        except ProofError as error:
+            raise ProofError(
+                f"the sealed event at version {entry.version} is not in the signed log: {error}"
+            ) from None
+        return
     version = entry.record["stream_version"]
     where = f"event {entry.record['event_id']} (version {version})"
     if entry.record["stream_id"] != signed.session_id:
@@ -200,8 +240,11 @@ def _check_entry(entry: ReceiptEntry, signed: SignedCheckpoint) -> None:
 
 
 def _parse_entry(event: object, size: int) -> ReceiptEntry:
-    if not isinstance(event, dict) or set(event) != {"index", "record", "proof"}:
-        raise MalformedError("a receipt's event holds exactly: index, record, proof")
+    if not isinstance(event, dict) or set(event) not in (
+        {"index", "record", "proof"},
+        {"index", "sealed", "proof"},
+    ):
+        raise MalformedError("a receipt's event holds exactly: index, record (or sealed), proof")
     proof = event["proof"]
     if not isinstance(proof, list) or not all(isinstance(value, str) for value in proof):
         raise MalformedError("a receipt's proof is a list of base64 hashes")
@@ -209,6 +252,12 @@ def _parse_entry(event: object, size: int) -> ReceiptEntry:
     if type(index) is not int or index < 0:
         raise MalformedError("a receipt's event index is a non-negative integer")
     hashes = tuple(decode_base64(value, "proof hash") for value in proof)
+    if "sealed" in event:
+        sealed = event["sealed"]
+        leaf = decode_base64(sealed, "sealed leaf") if isinstance(sealed, str) else b""
+        if len(leaf) != 32:
+            raise MalformedError("a receipt's sealed event is the base64 of its 32-byte hash")
+        return ReceiptEntry(None, InclusionProof(index, size, hashes), leaf)
     return ReceiptEntry(_record(event["record"]), InclusionProof(index, size, hashes))
 
 
@@ -228,3 +277,57 @@ def _decimal(text: str, what: str) -> int:
     if not text.isascii() or not text.isdigit() or (text != "0" and text.startswith("0")):
         raise MalformedError(f"the {what} must be a plain decimal: {text!r}")
     return int(text)
+
+
+def check_complete(verified: VerifiedReceipt) -> int:
+    """Check that a receipt holds every event of its roll; return the roll's id.
+
+    The roll is the one of the receipt's first request. From that request to the roll's
+    last event the receipt holds every version (an event of a roll hidden from its reader
+    as a sealed entry), then the event right after it, unless the roll's last event is the
+    checkpoint's last: an event of the roll dropped anywhere in between leaves a gap, one
+    dropped at the end leaves the roll's own event where the next must be another's. For
+    each epoch its dice were drawn from it holds the commitment.
+    """
+    records = {int(record["stream_version"]): record for record in verified.records}
+    requests = sorted(
+        version for version, record in records.items() if record["event_type"] == "RollRequested"
+    )
+    if not requests:
+        raise ProofError("the receipt holds no roll request")
+    first = requests[0]
+    roll_id = records[first]["data"].get("roll_id")
+    earlier = [v for v, r in records.items() if v < first and r["data"].get("roll_id") is not None]
+    if earlier:
+        stray = records[earlier[0]]["data"]["roll_id"]
+        raise ProofError(f"the receipt holds events of roll {stray} but not its request")
+    own = [v for v, record in records.items() if record["data"].get("roll_id") == roll_id]
+    last = max(own)
+    held = set(records) | set(verified.sealed)
+    size = verified.checkpoint.checkpoint.size
+    for version in range(first, min(last + 1, size) + 1):
+        if version not in held:
+            where = f"between its request (version {first}) and its last event ({last})"
+            if version > last:
+                where = f"the event after its last one (version {last})"
+            raise ProofError(f"roll {roll_id}: the receipt lacks version {version}, {where}")
+    committed = {
+        int(record["data"]["epoch"])
+        for record in records.values()
+        if record["event_type"] == "SeedCommitted"
+    }
+    for epoch in sorted(roll_epochs((records[v]["event_type"], records[v]["data"]) for v in own)):
+        if epoch not in committed:
+            raise ProofError(f"roll {roll_id}: the receipt lacks the commitment of epoch {epoch}")
+    return int(roll_id)
+
+
+def roll_epochs(events: Iterable[tuple[str, Mapping[str, Any]]]) -> set[int]:
+    """Return the seed epochs a roll's events (type, data) name: its request's, its dice's."""
+    epochs: set[int] = set()
+    for kind, data in events:
+        if kind == "RollRequested":
+            epochs.add(int(data["epoch"]))
+        dice = data.get("dice", [data["die"]] if "die" in data else [])
+        epochs.update(int(die["epoch"]) for die in dice if die.get("epoch") is not None)
+    return epochs

@@ -41,3 +41,25 @@ class RecordedEvent:
     recorded_at: datetime
     prev_hash: str
     hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SealedEvent:
+    """An event of a hidden blind roll as a player's export carries it: a link, no content.
+
+    It says where the event stands in the chain (``position``, ``stream_version``), which
+    hidden roll it belongs to (``roll_id``, which the player's timeline already shows), and
+    the hash the next event links through; not its type, time, dice or totals
+    (docs/verification.md, "Sealed lines").
+    """
+
+    position: int
+    stream_id: str
+    stream_version: int
+    roll_id: int
+    prev_hash: str
+    hash: str
+
+
+# One line of an export: an event in full, or sealed.
+ExportedEvent = RecordedEvent | SealedEvent

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import ChainVerifier, format_timestamp
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.records import ExportedEvent, RecordedEvent, SealedEvent
 from diceledger.domain.verification.verify import verify_each_session
 from diceledger.infra.codec import from_record
 from diceledger.infra.store.port import EventStore
@@ -38,7 +39,26 @@ FIELDS = (
     "prev_hash",
     "hash",
 )
+# The keys of a sealed line: an event of a hidden blind roll, as a player's export holds it.
+SEALED_FIELDS = (
+    "position",
+    "stream_id",
+    "stream_version",
+    "sealed",
+    "roll_id",
+    "prev_hash",
+    "hash",
+)
 _TIMESTAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+# The patterns docs/schema/events.schema.json gives the envelope, enforced as it says.
+_PATTERNS = {
+    "event_id": re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    "recorded_at": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z"),
+    "prev_hash": re.compile(r"[0-9a-f]{64}"),
+    "hash": re.compile(r"[0-9a-f]{64}"),
+}
+_AT_LEAST_ONE = ("position", "stream_version", "schema_version")
+MAX_STREAM_ID = 200
 # The largest event the rules write is a roll's 1,000 initial dice, about 200 KB.
 MAX_LINE_BYTES = 1 << 20
 MAX_DEPTH = 32
@@ -65,10 +85,30 @@ def export_line(record: RecordedEvent) -> str:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
-def export_lines(records: Iterable[RecordedEvent]) -> Iterator[str]:
-    """Yield each record as a JSON line ending in a newline."""
+def sealed_line(record: RecordedEvent, roll_id: int) -> str:
+    """Return an event of a hidden roll as a sealed line: its link in the chain, no content."""
+    document = {
+        "position": record.position,
+        "stream_id": record.stream_id,
+        "stream_version": record.stream_version,
+        "sealed": True,
+        "roll_id": roll_id,
+        "prev_hash": record.prev_hash,
+        "hash": record.hash,
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def export_lines(
+    records: Iterable[RecordedEvent], sealed: frozenset[int] = frozenset()
+) -> Iterator[str]:
+    """Yield each record as a JSON line ending in a newline; those of ``sealed`` rolls sealed."""
     for record in records:
-        yield export_line(record) + "\n"
+        roll_id = record.data.get("roll_id")
+        if roll_id in sealed and isinstance(roll_id, int):
+            yield sealed_line(record, roll_id) + "\n"
+        else:
+            yield export_line(record) + "\n"
 
 
 def write_export(records: Iterable[RecordedEvent], path: str | Path) -> int:
@@ -97,7 +137,21 @@ def write_lines(lines: Iterable[str], path: str | Path) -> int:
 
 
 def read_export(path: str | Path) -> Iterator[RecordedEvent]:
-    """Yield the records of an export file; raise CorruptLogError "line N: ..." on a bad one."""
+    """Yield the records of an export file; raise CorruptLogError "line N: ..." on a bad one.
+
+    A sealed line is refused: what holds one is a player's view, checkable but not whole.
+    """
+    for number, line in enumerate(read_lines(path), start=1):
+        if isinstance(line, SealedEvent):
+            raise CorruptLogError(
+                f"line {number}: a sealed event of hidden roll {line.roll_id}; "
+                "only a complete export (a GM's, or one after the reveal) can be taken in"
+            )
+        yield line
+
+
+def read_lines(path: str | Path) -> Iterator[ExportedEvent]:
+    """Yield the lines of an export file, sealed ones included; raise CorruptLogError "line N"."""
     with Path(path).open("rb") as file:
         number = 0
         while raw := file.readline(MAX_LINE_BYTES + 1):
@@ -106,7 +160,7 @@ def read_export(path: str | Path) -> Iterator[RecordedEvent]:
                 raise CorruptLogError(
                     f"line {number}: longer than {MAX_LINE_BYTES:,} bytes; no event is that large"
                 )
-            yield parse_line(_text(raw, number), number)
+            yield parse_exported(_text(raw, number), number)
 
 
 def count_lines(path: str | Path) -> int:
@@ -143,10 +197,22 @@ def _too_deep(value: Any) -> bool:
 
 def parse_line(line: str, number: int) -> RecordedEvent:
     """Return the record on one export line, or raise CorruptLogError naming the line."""
+    parsed = parse_exported(line, number)
+    if isinstance(parsed, SealedEvent):
+        raise CorruptLogError(f"line {number}: a sealed event where a whole one belongs")
+    return parsed
+
+
+def parse_exported(line: str, number: int) -> ExportedEvent:
+    """Return the event or sealed event on one export line, or raise CorruptLogError."""
     if not line.endswith("\n"):
         raise CorruptLogError(f"line {number}: cut short (no line end); the file is partial")
     try:
-        document = json.loads(line)
+        document = json.loads(line, object_pairs_hook=_unique_keys)
+    except _DuplicateKeyError as error:
+        raise CorruptLogError(
+            f"line {number}: the key '{error}' appears twice in an object"
+        ) from None
     except RecursionError:
         raise CorruptLogError(f"line {number}: JSON nested too deeply") from None
     except ValueError as error:  # JSONDecodeError, or an integer of thousands of digits
@@ -156,6 +222,8 @@ def parse_line(line: str, number: int) -> RecordedEvent:
         raise CorruptLogError(f"line {number}: not a JSON object")
     if _too_deep(document):
         raise CorruptLogError(f"line {number}: JSON nested deeper than {MAX_DEPTH} levels")
+    if "sealed" in document:
+        return _sealed(document, number)
     missing = [name for name in FIELDS if name not in document]
     extra = sorted(set(document) - set(FIELDS))
     if missing or extra:
@@ -164,11 +232,52 @@ def parse_line(line: str, number: int) -> RecordedEvent:
         value = document[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise CorruptLogError(f"line {number}: {name} has the wrong type")
+    for name, pattern in _PATTERNS.items():
+        if pattern.fullmatch(document[name]) is None:
+            raise CorruptLogError(f"line {number}: {name} is not like {pattern.pattern}")
+    for name in _AT_LEAST_ONE:
+        if document[name] < 1:
+            raise CorruptLogError(f"line {number}: {name} is below 1")
+    if not 1 <= len(document["stream_id"]) <= MAX_STREAM_ID:
+        raise CorruptLogError(f"line {number}: stream_id is not 1 to {MAX_STREAM_ID} characters")
     try:
         recorded_at = datetime.strptime(document["recorded_at"], _TIMESTAMP).replace(tzinfo=UTC)
     except ValueError:
         raise CorruptLogError(f"line {number}: recorded_at is not like {_TIMESTAMP}") from None
     return RecordedEvent(**{**document, "recorded_at": recorded_at})
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object names one key twice: which value counts would be the reader's guess."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKeyError(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _sealed(document: dict[str, Any], number: int) -> SealedEvent:
+    missing = [name for name in SEALED_FIELDS if name not in document]
+    extra = sorted(set(document) - set(SEALED_FIELDS))
+    if missing or extra:
+        raise CorruptLogError(
+            f"line {number}: a sealed line missing {missing or 'nothing'}, unexpected {extra}"
+        )
+    if document["sealed"] is not True:
+        raise CorruptLogError(f"line {number}: sealed is true on a sealed line, or absent")
+    for name in ("position", "stream_version", "roll_id"):
+        value = document[name]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise CorruptLogError(f"line {number}: {name} has the wrong type")
+    for name in ("stream_id", "prev_hash", "hash"):
+        if not isinstance(document[name], str):
+            raise CorruptLogError(f"line {number}: {name} has the wrong type")
+    fields = {name: document[name] for name in SEALED_FIELDS if name != "sealed"}
+    return SealedEvent(**fields)
 
 
 def check_export(path: str | Path) -> int:

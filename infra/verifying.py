@@ -11,14 +11,14 @@ from pathlib import Path
 
 from diceledger.domain.errors import NotFoundError, unknown_session
 from diceledger.domain.json import JsonObject
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.session.guards import require_gm
 from diceledger.domain.session.state import replay
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.review import review
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec import from_record
-from diceledger.infra.exporting import read_export
+from diceledger.infra.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 
 Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]
@@ -36,9 +36,12 @@ def verify_session(store: EventStore, session_id: str, wrap: Wrap = _as_is) -> R
     return report
 
 
-def verify_file(path: str | Path, wrap: Wrap = _as_is) -> Report:
-    """Verify an exported session (JSON Lines) with no database."""
-    return verify_records(wrap(read_export(path)), from_record)
+def verify_file(
+    path: str | Path,
+    wrap: Callable[[Iterable[ExportedEvent]], Iterable[ExportedEvent]] = lambda lines: lines,
+) -> Report:
+    """Verify an exported session (JSON Lines) with no database; sealed lines are links."""
+    return verify_records(wrap(read_lines(path)), from_record)
 
 
 def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> JsonObject:

@@ -99,18 +99,32 @@ def difference(logged: ev.Event, expected: ev.Event) -> str:
     return f"{_where(logged)}: {_first_difference(logged, expected, '')}"
 
 
+def _shown_apart(event: ev.Event) -> ev.Event:
+    """Return the event without what is only shown: a resolution's ``detail``.
+
+    ``detail`` is the text the service rendered when it resolved the roll; rendering is
+    free to change between releases, and every face renders the roll afresh from its dice,
+    so it is hashed and kept but not decided again (docs/verification.md).
+    """
+    if isinstance(event, ev.RollResolved | ev.CheckResolved):
+        return dataclasses.replace(event, detail="")
+    return event
+
+
 def _compare(
     events: list[ev.Event], upcoming: Sequence[ev.Event], final: bool
 ) -> Matched | Violation | None:
-    for at, expected in enumerate(events):
+    for at, decided in enumerate(events):
+        expected = _shown_apart(decided)
         if at >= len(upcoming):
             if not final:
                 return None
             return Violation(
                 len(upcoming) - 1, f"the log ends before the {_where(expected)} the rules give"
             )
-        if upcoming[at] != expected:
-            return Violation(at, difference(upcoming[at], expected))
+        logged = _shown_apart(upcoming[at])
+        if logged != expected:
+            return Violation(at, difference(logged, expected))
     return Matched(len(events))
 
 

@@ -44,6 +44,9 @@ class Report:
     manual_dice: int = 0
     unverifiable_dice: int = 0
     unrevealed_epochs: list[int] = field(default_factory=list)
+    # Hidden blind rolls whose events the log holds sealed: not yet checkable.
+    sealed_rolls: list[int] = field(default_factory=list)
+    sealed_events: int = 0
     failures: list[Failure] = field(default_factory=list)
     anchor: Anchor = Anchor.LOG_ALONE
 
@@ -69,6 +72,8 @@ class Report:
             "manual_dice": self.manual_dice,
             "not_yet_verifiable_dice": self.unverifiable_dice,
             "unrevealed_epochs": [*self.unrevealed_epochs],
+            "sealed_rolls": [*self.sealed_rolls],
+            "sealed_events": self.sealed_events,
             "anchor": self.anchor.value,
             "first_failure": None
             if first is None

@@ -14,22 +14,24 @@ At the end, every seeded die of a revealed epoch is derived again from its seed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from diceledger.domain.dice.request import Target
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import DiceledgerError, RollError
-from diceledger.domain.hashchain import ChainVerifier
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.hashchain import ChainHead, ChainVerifier
+from diceledger.domain.records import ExportedEvent, RecordedEvent, SealedEvent
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.state import SessionState, evolve
+from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.verification.conformance import Matched, match_command
 from diceledger.domain.verification.derivation import matches, rederive
 from diceledger.domain.verification.outcomes import check_roll
 from diceledger.domain.verification.report import Failure, Report
 
 Decoder = Callable[[RecordedEvent], ev.Event]
+_HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +68,24 @@ class _Verifier:
         self.bad_seeds: set[int] = set()
         self.event_ids: set[str] = set()
         # Events decoded but not yet applied: the command they belong to is still open.
-        self.pending: list[tuple[RecordedEvent, ev.Event]] = []
+        # A sealed event waits in its place (None): the end may close a hidden roll.
+        self.pending: list[tuple[ExportedEvent, ev.Event | None]] = []
         self.rules_checked = True
+        # Sealed events since a visible command last took a nonce: each may have taken one.
+        self.sealed_nonces = 0
 
-    def fail(self, record: RecordedEvent, reason: str) -> None:
+    def fail(self, record: ExportedEvent, reason: str) -> None:
         self.report.failures.append(Failure(record.position, record.stream_version, reason))
 
-    def feed(self, record: RecordedEvent) -> None:
+    def feed(self, record: ExportedEvent) -> None:
         self.report.events += 1
         if self.report.session_id is None:
             self.report.session_id = record.stream_id
         elif record.stream_id != self.report.session_id:
             self.fail(record, f"an event of another session ('{record.stream_id}')")
+            return
+        if isinstance(record, SealedEvent):
+            self.feed_sealed(record)
             return
         if record.event_id in self.event_ids:
             self.fail(record, f"event id {record.event_id} appears twice in the log")
@@ -99,27 +107,99 @@ class _Verifier:
         self.pending.append((record, event))
         self.drain(final=False)
 
+    def feed_sealed(self, sealed: SealedEvent) -> None:
+        """Check a sealed event's link in the chain; its content waits for the roll's reveal."""
+        self.report.sealed_events += 1
+        if not self.chain_broken:
+            head = self.chain.head(sealed.stream_id)
+            reason = None
+            if sealed.stream_version != head.version + 1:
+                reason = f"version {sealed.stream_version} follows version {head.version}"
+            elif sealed.prev_hash != head.hash:
+                reason = "prev_hash does not match the previous event's hash"
+            elif len(sealed.hash) != 64 or not _HEX.issuperset(sealed.hash):
+                reason = "a sealed event's hash is not 64 lowercase hex digits"
+            if reason is not None:
+                self.fail(sealed, reason)
+                self.chain_broken = True
+            else:  # the next event must link through the sealed hash
+                self.chain = ChainVerifier({sealed.stream_id: ChainHead(*_link(sealed))})
+        if not self.stopped:
+            self.pending.append((sealed, None))
+            self.drain(final=False)
+
     def drain(self, final: bool) -> None:
-        """Apply the pending events whose command is complete, checked against the rules."""
+        """Apply the pending events whose command is complete, checked against the rules.
+
+        Sealed events are left out of the commands decided again: the rules are checked on
+        the session as a player sees it, where a hidden roll is only a number.
+        """
         while self.pending and not self.stopped:
+            if self.pending[0][1] is None:
+                self.apply_sealed(self.pending.pop(0)[0])
+                continue
+            shown = [(at, e) for at, (_, e) in enumerate(self.pending) if e is not None]
             count, violation = len(self.pending), None
             if self.rules_checked:
-                events = [event for _, event in self.pending]
+                events = [event for _, event in shown]
+                self._skip_sealed_nonces(events)
+                inside = sum(1 for _, event in self.pending[shown[0][0] :] if event is None)
+                if inside:  # the end closing a hidden roll between visible ones
+                    events = _renumbered(events, self.state.next_nonce, inside)
                 outcome = match_command(self.state, events, final)
                 if outcome is None:
                     return  # the command goes on past the events read so far
                 if isinstance(outcome, Matched):
-                    count = outcome.count
+                    count = shown[outcome.count - 1][0] + 1
                 else:
                     violation = outcome
             for record, event in self.pending[:count]:
-                self.apply(record, event)
+                if event is None:
+                    self.apply_sealed(record)
+                else:
+                    assert isinstance(record, RecordedEvent)
+                    self.apply(record, event)
             if violation is not None:
                 # The first violation is named; past it, the state is no honest one to
                 # decide against, so the other checks go on alone.
-                self.fail(self.pending[violation.at][0], violation.reason)
+                self.fail(self.pending[shown[violation.at][0]][0], violation.reason)
                 self.rules_checked = False
             del self.pending[:count]
+
+    def _skip_sealed_nonces(self, events: list[ev.Event]) -> None:
+        """Let a command take its nonce past those the sealed events before it may have taken.
+
+        A hidden roll's request and each reroll command of it take a nonce the player
+        cannot see; each wrote at least one event, so the sealed events bound the gap.
+        """
+        # The sealed events inside the command (the end closing a hidden roll) count too.
+        slack = self.sealed_nonces + sum(1 for _, event in self.pending if event is None)
+        if not slack:
+            return
+        taken = next((n for n in map(_nonce_of, events) if n is not None), None)
+        if taken is None or not self.state.next_nonce < taken:
+            return
+        if taken <= self.state.next_nonce + slack:
+            self.state.next_nonce = taken
+            self.last_nonce = taken - 1
+
+    def apply_sealed(self, sealed: ExportedEvent) -> None:
+        """Fold a sealed event: its version, and its roll as a number a player may not see."""
+        assert isinstance(sealed, SealedEvent)
+        if self.stopped:
+            return
+        rolls = self.state.rolls
+        known = rolls.get(sealed.roll_id)
+        if known is None and sealed.roll_id == len(rolls) + 1:
+            rolls[sealed.roll_id] = _sealed_roll(sealed.roll_id)
+            self.report.sealed_rolls.append(sealed.roll_id)
+        elif known is None or sealed.roll_id not in self.report.sealed_rolls:
+            shown = "is shown in full" if known is not None else "is not the next roll"
+            self.fail(sealed, f"a sealed event of roll {sealed.roll_id}, which {shown}")
+            self.stopped = True
+            return
+        self.state.version = sealed.stream_version
+        self.sealed_nonces += 1
 
     def apply(self, record: RecordedEvent, event: ev.Event) -> None:
         """Check one event against the state before it, fold it, and check what it closes."""
@@ -132,6 +212,8 @@ class _Verifier:
             self.fail(record, f"{record.event_type} cannot follow the log before it: {error}")
             self.stopped = True
             return
+        if _nonce_of(event) is not None:
+            self.sealed_nonces = 0  # the nonces sealed events may have taken lie behind it
         self.after(record, event)
 
     def before(self, record: RecordedEvent, event: ev.Event) -> None:
@@ -157,7 +239,7 @@ class _Verifier:
         self._dice(record, event)
 
     def _request(self, record: RecordedEvent, request: ev.RollRequested) -> None:
-        if request.nonce != self.last_nonce + 1:
+        if not self._next_nonce(request.nonce):
             self.fail(
                 record,
                 f"roll {request.roll_id} took nonce {request.nonce}, "
@@ -183,6 +265,10 @@ class _Verifier:
             except RollError as error:
                 self.fail(record, f"roll {request.roll_id}: {error}")
 
+    def _next_nonce(self, nonce: int) -> bool:
+        """Tell whether ``nonce`` is the next, or past only those sealed events may have taken."""
+        return self.last_nonce < nonce <= self.last_nonce + 1 + self.sealed_nonces
+
     def _drawable(self, epoch: int | None) -> bool:
         """Tell whether dice may come from ``epoch``: the committed, not yet revealed one."""
         current = self.state.epoch
@@ -194,7 +280,7 @@ class _Verifier:
             event.roll_id,
             "reroll",
         )
-        if not same_command and nonce != self.last_nonce + 1:
+        if not same_command and not self._next_nonce(nonce):
             self.fail(
                 record,
                 f"a reroll of roll {event.roll_id} took nonce {nonce}, "
@@ -215,7 +301,7 @@ class _Verifier:
         nonce = event.dice[0].nonce
         if nonce == self.draw_nonce.get(event.roll_id):
             return
-        if nonce != self.last_nonce + 1:
+        if not self._next_nonce(nonce):
             self.fail(
                 record,
                 f"round {event.round} of roll {event.roll_id} took nonce {nonce}, "
@@ -277,7 +363,7 @@ class _Verifier:
 
     def _open_rolls(self) -> None:
         for roll in self.state.rolls.values():
-            if roll.resolution is None:
+            if roll.resolution is None and roll.roll_id not in self.report.sealed_rolls:
                 for reason in check_roll(roll):
                     position, version = self.die_positions.get(roll.roll_id, [(0, 0)])[-1]
                     self.report.failures.append(Failure(position, version, reason))
@@ -324,7 +410,66 @@ class _Verifier:
         )
 
 
-def verify_records(records: Iterable[RecordedEvent], decode: Decoder) -> Report:
+def _link(sealed: SealedEvent) -> tuple[int, str]:
+    return sealed.stream_version, sealed.hash
+
+
+def _nonce_of(event: ev.Event) -> int | None:
+    """Return the nonce an event draws under, if it draws at all."""
+    if isinstance(event, ev.RollRequested):
+        return event.nonce
+    if isinstance(event, ev.DieRerolled):
+        return event.die.nonce
+    if isinstance(event, ev.DiceRolled) and event.dice:
+        return event.dice[0].nonce
+    return None
+
+
+def _renumbered(events: list[ev.Event], first: int, slack: int) -> list[ev.Event]:
+    """Return a command's visible events with the nonces sealed events took between them
+    closed up, as deciding on the visible session alone numbers them (each by at most
+    ``slack``, the sealed events inside the command)."""
+    taken: dict[int, int] = {}
+
+    def moved(nonce: int) -> int:
+        if nonce < first:
+            return nonce
+        closed = taken.setdefault(nonce, first + len(taken))
+        return closed if nonce - closed <= slack else nonce
+
+    def die(record: ev.DieRecord) -> ev.DieRecord:
+        return dataclasses.replace(record, nonce=moved(record.nonce))
+
+    out: list[ev.Event] = []
+    for event in events:
+        if isinstance(event, ev.DiceRolled):
+            event = dataclasses.replace(event, dice=tuple(die(d) for d in event.dice))
+        elif isinstance(event, ev.DieExploded | ev.DieRerolled):
+            event = dataclasses.replace(event, die=die(event.die))
+        elif isinstance(event, ev.RollRequested):
+            event = dataclasses.replace(event, nonce=moved(event.nonce))
+        out.append(event)
+    return out
+
+
+def _sealed_roll(roll_id: int) -> Roll:
+    """Return what a player's session holds of a hidden roll: its number, closed.
+
+    Closed (a resolution of nothing), so that deciding the end again closes only the rolls
+    the player sees; the end's events for a hidden roll are sealed too.
+    """
+    nothing = ev.CheckSide("", "")
+    request = ev.RollRequested(
+        roll_id=roll_id, nonce=0, epoch=0, roller="", on_behalf_of="", kind="effect",
+        side=nothing, median=False, exploding=False, target=None, dc_modifier=None,
+        dc_label=None, against=None, opponent=None, action_id="", rerolls_granted=0,
+        reroll_scope="effect", blind=True, label=None, client_seed="", salt="", manual=False,
+        replaces=None,
+    )  # fmt: skip
+    return Roll(request, resolution=ev.RollResolved(roll_id, 0, ""))
+
+
+def verify_records(records: Iterable[ExportedEvent], decode: Decoder) -> Report:
     """Verify one session's records (in stream order) and return the report."""
     verifier = _Verifier(decode)
     for record in records:
@@ -332,7 +477,7 @@ def verify_records(records: Iterable[RecordedEvent], decode: Decoder) -> Report:
     return verifier.finish()
 
 
-def verify_each_session(records: Iterable[RecordedEvent], decode: Decoder) -> list[Report]:
+def verify_each_session(records: Iterable[ExportedEvent], decode: Decoder) -> list[Report]:
     """Verify the records of one or more sessions (each in stream order); one report each."""
     verifiers: dict[str, _Verifier] = {}
     for record in records:

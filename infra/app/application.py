@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from diceledger.domain.errors import (
     NotFoundError,
-    PermissionDeniedError,
     ReadOnlyError,
     unknown_session,
 )
@@ -59,7 +58,7 @@ if TYPE_CHECKING:
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
     from diceledger.infra.app.feed import SessionFeed
-    from diceledger.infra.app.verification import HeadAnchor, Reader, Verdict, Watch
+    from diceledger.infra.app.verification import HeadAnchor, Line, Reader, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
 
@@ -68,7 +67,7 @@ Progress = Callable[[int], None]
 WHOLE = Moment()  # a replay to the end
 
 
-def _unwatched(records: Iterable[RecordedEvent], _count: int) -> Iterable[RecordedEvent]:
+def _unwatched(records: Iterable[Line], _count: int) -> Iterable[Line]:
     return records
 
 
@@ -368,19 +367,20 @@ class Application:
         return statistics_projection(self._store, self._engine).status().behind
 
     def export(self, viewer: str, session_id: str) -> ExportResult:
-        """Return a session's events as JSON Lines; hidden blind rolls only for a GM."""
+        """Return a session's events as JSON Lines, as the viewer may see them.
+
+        A hidden blind roll's events are sealed for a player: each keeps its place and
+        hash in the chain, so the rest still verifies (docs/verification.md, "Sealed lines").
+        """
         from diceledger.domain.session.visibility import hidden_from
         from diceledger.infra.exporting import export_lines
 
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
-            if hidden_from(state, viewer):
-                raise PermissionDeniedError(
-                    "only a GM may export a session whose blind rolls are not all revealed"
-                )
+            sealed = hidden_from(state, viewer)
             version, ended = state.version, state.ended
         records = self._store.read_stream(session_id)
-        lines = export_lines(r for r in records if r.stream_version <= version)
+        lines = export_lines((r for r in records if r.stream_version <= version), sealed)
         proof = self.proofs.export_proof(session_id, version)
         return ExportResult(session_id, version, ended, lines, proof)
 

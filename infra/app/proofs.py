@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from diceledger.domain.checkpoint import SignedCheckpoint
 from diceledger.domain.errors import NotFoundError, VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof
+from diceledger.domain.receipt import roll_epochs
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.visibility import may_see
 from diceledger.domain.signed_note import VerifierKey
@@ -170,13 +171,15 @@ class Proofs:
         return ConsistencyResult(session_id, proof, None if signed is None else str(signed))
 
     def receipt(self, viewer: str, session_id: str, roll_id: int) -> Receipt:
-        """Return a roll's receipt: its events, with what a reader needs to check its dice.
+        """Return a roll's receipt: every event of it, with what a reader needs to check it.
 
-        Beside the roll's own events it holds its epoch's commitment (and the seed, once
-        revealed) and the roller's joins (the client seed). A hidden blind roll has a
-        receipt for a GM only.
+        It holds the log from the roll's request to the event after its last one (a hidden
+        blind roll's events in that range sealed for a player), the commitment and reveal
+        of every epoch its dice came from, and the roller's joins (the client seed). A
+        hidden blind roll has a receipt for a GM only.
         """
         from diceledger.domain.receipt import build_receipt
+        from diceledger.domain.session.visibility import hidden_from
 
         ledger, keyring = self._signing()
         with self._sessions.locked(session_id):
@@ -184,6 +187,7 @@ class Proofs:
             roll = state.rolls.get(roll_id)
             if roll is None or not may_see(state, roll, viewer):
                 raise NotFoundError(f"no roll {roll_id} in session '{session_id}'")
+            sealed = hidden_from(state, viewer)
         signed = ledger.latest(session_id)
         if signed is None:
             raise NotFoundError(f"session '{session_id}' has no signed checkpoint yet")
@@ -191,9 +195,9 @@ class Proofs:
         signed_records = [
             r for r in self._store.read_stream(session_id) if r.stream_version <= size
         ]
-        chosen = receipt_events(signed_records, roll.request.roller, roll.request.epoch, roll_id)
+        chosen = receipt_events(signed_records, roll.request.roller, roll_id)
         proofs = [(r, ledger.inclusion(session_id, r.stream_version - 1, size)) for r in chosen]
-        return build_receipt(signed, proofs, keyring.signer_of(signed))
+        return build_receipt(signed, proofs, keyring.signer_of(signed), sealed)
 
     def export_proof(self, session_id: str, events: int) -> ExportProof | None:
         """Return the proof of an export of the session's first ``events`` events, if signed."""
@@ -242,13 +246,16 @@ class Proofs:
 
 
 def receipt_events(
-    records: Sequence[RecordedEvent], roller: str, epoch: int, roll_id: int
+    records: Sequence[RecordedEvent], roller: str, roll_id: int
 ) -> list[RecordedEvent]:
     """Return the events a roll's receipt holds, in stream order.
 
-    The roll's own events; its epoch's commitment and reveal; the roller's joins before
-    the roll (they carry the client seed the dice were drawn with).
+    Every event from the roll's request to its last one and the event after that (so a
+    reader sees none of the roll's was left out: ``domain.receipt.check_complete``); the
+    commitment and reveal of every epoch its dice came from; the roller's joins
+    before the roll (they carry the client seed the dice were drawn with).
     """
+    own = [r.stream_version for r in records if r.data.get("roll_id") == roll_id]
     requested = next(
         (
             r.stream_version
@@ -259,13 +266,17 @@ def receipt_events(
     )
     if requested is None:
         raise NotFoundError(f"roll {roll_id} is not in the signed log yet")
+    last = max(own) + 1
+    epochs = roll_epochs(
+        (r.event_type, r.data) for r in records if r.data.get("roll_id") == roll_id
+    )
 
     def belongs(record: RecordedEvent) -> bool:
         data, kind = record.data, record.event_type
-        if data.get("roll_id") == roll_id:
+        if requested <= record.stream_version <= last:
             return True
         if kind in ("SeedCommitted", "SeedRevealed"):
-            return bool(data.get("epoch") == epoch)
+            return bool(data.get("epoch") in epochs)
         joined = kind == "PlayerJoined" and data.get("name") == roller
         return joined and record.stream_version < requested
 

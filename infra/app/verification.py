@@ -13,25 +13,25 @@ itself carries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
 from diceledger.domain.errors import MalformedError, VerificationError
 from diceledger.domain.json import JsonObject
-from diceledger.domain.receipt import Receipt, VerifiedReceipt, verify_receipt
-from diceledger.domain.records import RecordedEvent
+from diceledger.domain.receipt import Receipt, VerifiedReceipt, check_complete, verify_receipt
+from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec import decode
-from diceledger.infra.exporting import read_export
+from diceledger.infra.exporting import read_lines
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
 from diceledger.infra.signed_heads import Head
@@ -48,11 +48,18 @@ CHECKED = {
 }
 EXPORT_PROOF = "the export's proof"
 
-# Watches a read go by: receives the records and how many there are, yields them on.
-Watch = Callable[[Iterable[RecordedEvent], int], Iterable[RecordedEvent]]
+Line = TypeVar("Line", RecordedEvent, ExportedEvent)
 
 
-def _unwatched(records: Iterable[RecordedEvent], _count: int) -> Iterable[RecordedEvent]:
+class Watch(Protocol):
+    """Watches a read go by: receives the records and how many there are, yields them on."""
+
+    def __call__(self, records: Iterable[Line], count: int, /) -> Iterable[Line]:
+        """Yield the records on (a progress bar may count them)."""
+        ...
+
+
+def _unwatched(records: Iterable[Line], _count: int) -> Iterable[Line]:
     return records
 
 
@@ -130,6 +137,7 @@ class ReceiptCheck:
     verified: VerifiedReceipt
     pinned: bool
     dice: ReceiptDice
+    roll_id: int  # the roll it proves whole: the one of its first request
 
     @property
     def standing(self) -> Standing:
@@ -260,13 +268,22 @@ def verify_export(
     report = verify_file(path, lambda records: watch(records, lines))
     session_id = report.session_id or ""
     # The report names a broken chain; here every line is a leaf as is.
-    leaves = [_leaf(r.hash) for r in read_export(path) if r.stream_id == session_id]
+    leaves = [_leaf(r.hash) for r in read_lines(path) if r.stream_id == session_id]
     mine = None if proof is None else head_of(proof.checkpoints, session_id)
     head = None if mine is None else Claim(EXPORT_PROOF, mine)
     known, retired = reader.offline()
     trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
     kept = reader.claims(session_id, mine)
     audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
+    if proof is not None and mine is None:
+        # A proof of other sessions proves nothing of this one: refused, not skipped.
+        sessions = sorted({session_of(origin_of(note) or "") for note in proof.checkpoints})
+        detail = (
+            f"it holds no checkpoint of session '{session_id}' "
+            f"(only of {', '.join(repr(s) for s in sessions)})"
+        )
+        findings = (*audit.findings, Finding(EXPORT_PROOF, False, detail))
+        audit = LogAudit(audit.session_id, audit.events, findings, audit.kept)
     report.anchor = _anchor(audit, head is not None)
     return Verdict(report, audit)
 
@@ -288,7 +305,8 @@ def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
         verified.records,
         lambda r: decode(str(r["event_type"]), int(r["schema_version"]), dict(r["data"])),
     )
-    return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice)
+    roll_id = check_complete(verified)
+    return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice, roll_id)
 
 
 def _anchor(audit: LogAudit, headed: bool) -> Anchor:

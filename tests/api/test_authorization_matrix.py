@@ -66,14 +66,13 @@ REFUSED = {
 }
 FORBIDDEN: Expected = (403, "/problems/forbidden")
 # Finer rules the session decides, beyond the `who` column (its notes say them).
-EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {
-    # The scene always holds a hidden blind roll, and such a session exports only to a GM.
-    (("GET", SESSION + "/export"), Caller.PLAYER): FORBIDDEN,
-}
-# What a player may learn of a hidden blind roll: that it exists, who rolled, where it is.
+EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {}
+# What a player may learn of a hidden blind roll: that it exists, who rolled, where it is,
+# and (a sealed export line) each event's link in the chain.
 HIDDEN_ROLL_KEYS = frozenset(
     {"session_id", "roll_id", "roller", "blind", "status"}
     | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
+    | {"stream_id", "stream_version", "sealed", "prev_hash", "hash"}
 )
 
 
@@ -459,13 +458,20 @@ def test_only_a_valid_unused_invite_of_the_session_lets_anyone_join(api: Api, co
     assert snapshot(api) == before
 
 
-def test_a_player_may_export_once_every_blind_roll_is_revealed(api: Api) -> None:
+def test_a_players_export_seals_a_blind_roll_until_it_is_revealed(api: Api) -> None:
     scene = build_scene(api)
     export = f"/api/v1/sessions/{scene.sid}/export"
-    assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 403
+
+    def sealed_rolls() -> set[int]:
+        answer = api.get(export, scene.tokens[Caller.PLAYER])
+        assert answer.status_code == 200
+        lines = [json.loads(line) for line in answer.text.splitlines()]
+        return {line["roll_id"] for line in lines if "sealed" in line}
+
+    assert sealed_rolls() == {scene.blind_roll}
     revealed = api.post(f"/api/v1/sessions/{scene.sid}/rolls/{scene.blind_roll}/reveal", scene.gm)
     assert revealed.status_code == 200
-    assert api.get(export, scene.tokens[Caller.PLAYER]).status_code == 200
+    assert sealed_rolls() == set()
 
 
 def _sign_in_code(scene: Scene, token: str | None) -> str:

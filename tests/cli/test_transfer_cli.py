@@ -69,18 +69,6 @@ def test_a_tampered_file_is_refused_naming_the_line(
     assert output == "Error: line 4: hash does not match the event's contents" + f" ({table} v4)\n"
 
 
-def test_a_player_may_not_export_a_session_with_an_unrevealed_blind_roll(
-    ledger: Ledger, table: str, tmp_path: Path
-) -> None:
-    ledger.ok("gm", "check", table, "1d20", "--target", "11", "--blind", "--for", "ann")
-    path = tmp_path / "tomb.jsonl"
-    assert "only a GM may export" in ledger.refused("ann", "export", table, "-o", str(path))
-    assert not path.exists()
-    ledger.ok("gm", "reveal", table, "1")
-    export_open(ledger, "ann", table, path)
-    assert path.exists()
-
-
 def test_a_file_that_cannot_be_written_is_a_one_line_error(
     ledger: Ledger, table: str, tmp_path: Path
 ) -> None:

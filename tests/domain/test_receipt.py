@@ -84,6 +84,7 @@ def test_a_receipt_reads_back_to_itself() -> None:
 
 def edited(receipt: Receipt, **changes: object) -> Receipt:
     entry = receipt.entries[0]
+    assert entry.record is not None  # the first entry is a whole event, never sealed
     record = dict(entry.record) | changes
     return replace(receipt, entries=(ReceiptEntry(record, entry.proof), *receipt.entries[1:]))
 

@@ -30,7 +30,7 @@ def app(sqlite_url: str, tmp_path: Path) -> Iterator[Application]:
 
 
 def records_of(receipt: Receipt) -> list[dict[str, Any]]:
-    return [copy.deepcopy(dict(entry.record)) for entry in receipt.entries]
+    return [copy.deepcopy(dict(e.record)) for e in receipt.entries if e.record is not None]
 
 
 def by_data(record: Mapping[str, Any]) -> Event:

@@ -110,7 +110,7 @@ def insert_forged_rehashed(records: list[RecordedEvent]) -> list[RecordedEvent]:
     forged = replace(
         records[i],
         event_type="DieExploded",
-        event_id="forged",
+        event_id="0f0f0f0f-0000-4000-8000-00000000f0f0",
         data={"roll_id": records[i].data["roll_id"], "die": die, "side": 0, "round": 1},
     )
     return rechain(records[: i + 1] + [forged] + records[i + 1 :], i + 1)

@@ -215,7 +215,7 @@ def test_recorded_times_are_read_as_python_reads_them(page: tuple[WebDriver, str
 
 GOOD_LINE = {
     "position": 1,
-    "event_id": "e1",
+    "event_id": "3f1c2b9e-0000-4000-8000-000000000001",
     "stream_id": "s",
     "stream_version": 1,
     "event_type": "SessionEnded",
@@ -237,6 +237,22 @@ BROKEN_FILES = {
     "a field of the wrong type": json.dumps({**GOOD_LINE, "stream_version": True}) + "\n",
     "a float position": json.dumps(GOOD_LINE).replace('"position": 1', '"position": 1.0') + "\n",
     "a bad time": json.dumps({**GOOD_LINE, "recorded_at": "yesterday"}) + "\n",
+    "a time strptime reads but the schema refuses": json.dumps(
+        {**GOOD_LINE, "recorded_at": "2026-1-1T00:00:00.0Z"}
+    )
+    + "\n",
+    "an upper-case event id": json.dumps(
+        {**GOOD_LINE, "event_id": "3F1C2B9E-0000-4000-8000-000000000001"}
+    )
+    + "\n",
+    "a hash in upper case": json.dumps({**GOOD_LINE, "hash": "A" * 64}) + "\n",
+    "a version 0": json.dumps({**GOOD_LINE, "stream_version": 0}) + "\n",
+    "a duplicate key": json.dumps(GOOD_LINE).replace('"meta": {}', '"meta": {"a": 1, "a": 2}')
+    + "\n",
+    "a duplicate key after an escaped quote": json.dumps(
+        {**GOOD_LINE, "data": {"by": 'say "hi"'}}
+    ).replace('"meta": {}', '"meta": {"k\\"": 1, "k\\"": 2}')
+    + "\n",
     "a second line cut short": json.dumps(GOOD_LINE) + "\n" + json.dumps(GOOD_LINE)[:40],
 }
 

@@ -50,4 +50,20 @@ export class ChainChecker {
     this.hash = record.hash;
     return null;
   }
+
+  /** Check a sealed line's link (its own hash cannot be recomputed); advance the head. */
+  link(sealed) {
+    if (sealed.stream_version !== this.version + 1) {
+      return `version ${sealed.stream_version} follows version ${this.version}`;
+    }
+    if (sealed.prev_hash !== this.hash) {
+      return "prev_hash does not match the previous event's hash";
+    }
+    if (!/^[0-9a-f]{64}$/.test(sealed.hash)) {
+      return "a sealed event's hash is not 64 lowercase hex digits";
+    }
+    this.version = sealed.stream_version;
+    this.hash = sealed.hash;
+    return null;
+  }
 }

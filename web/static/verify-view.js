@@ -9,6 +9,7 @@ const COUNTS = [
   ["dice_verified", "Dice derived again from the revealed seeds"],
   ["manual_dice", "Dice typed in by hand (their faces cannot be derived)"],
   ["not_yet_verifiable_dice", "Dice of seeds not revealed yet (not verifiable yet)"],
+  ["sealed_events", "Sealed lines of hidden blind rolls (sealed, not checked)"],
 ];
 
 function element(tag, attributes = {}, ...children) {
@@ -26,9 +27,13 @@ export function place(failure) {
 
 /** Replace the contents of ``container`` with the report. */
 export function renderReport(report, container) {
-  const verdict = report.ok
-    ? "\u2714 Verified in this browser"
-    : "\u2718 Verification failed";
+  const sealed = report.sealed_rolls.length > 0;
+  let verdict = "\u2718 Verification failed";
+  if (report.ok) {
+    verdict = sealed
+      ? "\u2714 Verified in this browser, but for sealed lines (sealed, not checked)"
+      : "\u2714 Verified in this browser";
+  }
   const outcome = report.ok ? "verify-ok" : "verify-failed";
   const section = element(
     "section",
@@ -49,6 +54,10 @@ export function renderReport(report, container) {
     counts.append(element("dt", {}, label), value);
   }
   section.append(counts);
+  for (const rollId of report.sealed_rolls) {
+    const text = `Roll ${rollId}: sealed, not checked (a hidden blind roll; export again after its reveal).`;
+    section.append(element("p", { class: "verify-sealed" }, text));
+  }
   if (report.unrevealed_epochs.length) {
     const epochs = report.unrevealed_epochs.join(", ");
     section.append(element("p", {}, `Seed epochs not revealed yet: ${epochs}.`));

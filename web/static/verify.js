@@ -50,6 +50,8 @@ function emptyReport() {
     manual_dice: 0,
     not_yet_verifiable_dice: 0,
     unrevealed_epochs: [],
+    sealed_rolls: [],
+    sealed_events: 0,
     first_failure: null,
     failures: [],
   };
@@ -71,6 +73,7 @@ class Verifier {
     this.drawNonce = new Map(); // roll id -> the nonce its next dice must carry
     this.seeded = new Map(); // nonce -> [{record, rollId, die, request}]
     this.badSeeds = new Set();
+    this.sealedNonces = 0; // sealed events since a visible nonce: each may have taken one
   }
 
   fail(record, reason) {
@@ -90,6 +93,10 @@ class Verifier {
       this.fail(record, `an event of another session ('${record.stream_id}')`);
       return;
     }
+    if (record.sealed === true) {
+      this.sealed(record);
+      return;
+    }
     if (!this.chainBroken) {
       const problem = await this.chain.check(record);
       if (problem === null) report.chain_links += 1;
@@ -106,6 +113,44 @@ class Verifier {
       this.fail(record, `${record.event_type} cannot follow the log before it: ${error.message}`);
       this.stopped = true;
     }
+  }
+
+  /** A sealed line: its link is checked, its roll named "sealed, not checked". */
+  sealed(record) {
+    const report = this.report;
+    report.sealed_events += 1;
+    if (!this.chainBroken) {
+      const problem = this.chain.link(record);
+      if (problem === null) report.chain_links += 1;
+      else {
+        this.fail(record, problem);
+        this.chainBroken = true;
+      }
+    }
+    if (this.stopped) return;
+    if (record.stream_version !== this.version + 1) {
+      const version = record.stream_version;
+      this.fail(record, `event at version ${version} does not follow version ${this.version}`);
+      this.stopped = true;
+      return;
+    }
+    const id = record.roll_id;
+    if (this.rolls.has(id) && !report.sealed_rolls.includes(id)) {
+      this.fail(record, `a sealed event of roll ${id}, which is shown in full`);
+      this.stopped = true;
+      return;
+    }
+    if (!report.sealed_rolls.includes(id)) report.sealed_rolls.push(id);
+    this.sealedNonces += 1;
+    this.version = record.stream_version;
+  }
+
+  /** The next nonce, past those sealed events before it may have taken (each at most one). */
+  nextNonce(nonce) {
+    const next = this.lastNonce + 1;
+    if (nonce > next && nonce <= next + this.sealedNonces) this.lastNonce = nonce - 1;
+    this.sealedNonces = 0;
+    return this.lastNonce + 1;
   }
 
   async apply(record, event) {
@@ -173,7 +218,7 @@ class Verifier {
 
   requested(record, request) {
     const id = request.roll_id;
-    if (request.nonce !== this.lastNonce + 1) {
+    if (request.nonce !== this.nextNonce(request.nonce)) {
       const next = this.lastNonce + 1;
       this.fail(record, `roll ${id} took nonce ${request.nonce}, the next was ${next}`);
     }
@@ -200,7 +245,7 @@ class Verifier {
     const nonce = event.die.nonce;
     const sameCommand =
       nonce === this.lastNonce && this.nonceUse.get(nonce) === `${event.roll_id}/reroll`;
-    if (!sameCommand && nonce !== this.lastNonce + 1) {
+    if (!sameCommand && nonce !== this.nextNonce(nonce)) {
       const [id, next] = [event.roll_id, this.lastNonce + 1];
       this.fail(record, `a reroll of roll ${id} took nonce ${nonce}, the next was ${next}`);
     }
@@ -217,7 +262,7 @@ class Verifier {
     if ((event.round ?? 1) === 1 || event.dice.length === 0) return;
     const nonce = event.dice[0].nonce;
     if (nonce === this.drawNonce.get(event.roll_id)) return;
-    if (nonce !== this.lastNonce + 1) {
+    if (nonce !== this.nextNonce(nonce)) {
       const [id, next] = [event.roll_id, this.lastNonce + 1];
       this.fail(record, `round ${event.round} of roll ${id} took nonce ${nonce}, the next was ${next}`);
     }
@@ -255,7 +300,7 @@ class Verifier {
 
   async finish() {
     const report = this.report;
-    report.rolls = this.rolls.size;
+    report.rolls = this.rolls.size + report.sealed_rolls.length;
     await this.derive();
     if (report.events === 0) {
       const reason = "the export holds no events";
