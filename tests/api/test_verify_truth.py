@@ -100,3 +100,21 @@ def test_a_signed_event_rewritten_with_its_chain_recomputed_is_not_ok(
     shown = verified(api, table)
     assert shown["ok"] is False
     assert "the log was rewritten" in shown["first_failure"]["reason"]
+
+
+def test_a_roll_cut_with_its_ledger_rows_is_not_ok_against_the_heads_file(
+    api: Api, table: Table, owner: Owner
+) -> None:
+    # The whole cut: the roll, its Merkle nodes and its checkpoints. The database's ledger
+    # then agrees with the shorter log; only the heads file beside the key remembers.
+    size = owner.store.current_version(table.sid)
+    records = list(owner.store.read_stream(table.sid))
+    kept = next(r.stream_version for r in records if r.event_type == "RollRequested") - 1
+    owner.drop_triggers()
+    owner.rewind(kept)
+    shown = verified(api, table)
+    assert shown["ok"] is False and shown["verdict"] == "failed"
+    failed = [f for f in shown["checkpoints"]["findings"] if not f["ok"]]
+    assert [f["source"].split(" ")[:3] for f in failed] == [["the", "heads", "file"]]
+    assert f"{size}" in failed[0]["detail"] and "events were removed" in failed[0]["detail"]
+    assert shown["first_failure"]["reason"].endswith(str(failed[0]["detail"]))
