@@ -195,7 +195,9 @@ def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
     gm.open(f"/s/{gm.session_id}/gm")
     review = gm.wait_text("#review-1", "bob disputes it", "the die fell off the table")
     assert "resolves again to the same dice and outcome" in review
-    assert "counted" in review and "epoch 1, nonce 1" in review
+    assert "counted" in review and "the server's dice, seed 1" in review
+    gm.click("#review-1 .review-dice details > summary")  # the draw itself, for who asks
+    assert "epoch 1, nonce 1" in gm.text("#review-1")
     gm.click("#void-1")
     gm.type("#note-1", "cocked die")
     gm.click("#review-1 button[type=submit]")
@@ -287,7 +289,7 @@ def test_after_a_reveal_the_browser_verifies_the_session(table: Table) -> None:
     gm = table.gm
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#reveal-seed")
-    gm.wait_text("#seed-result", "Epoch 1 seed revealed")
+    gm.wait_text("#seed-result", "Seed 1 revealed")
     ann = table.ann
     ann.open(f"/s/{ann.session_id}/verify")
     ann.until(lambda: ann.find("#verify-served").is_displayed())
