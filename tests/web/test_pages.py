@@ -108,7 +108,7 @@ def test_a_taken_name_is_shown_beside_the_name_field_and_keeps_the_invite(api: A
     token = form_token(ann.get(path).text)
     taken = ann.post(path, data={"form_token": token, "name": "mira"})
     assert taken.status_code == 422
-    assert 'id="name-error">mira is already in session' in taken.text
+    assert 'id="name-error" role="alert">mira is already in session' in taken.text
     assert join(ann, path, "ann") == f"/s/{session_id}"
 
 

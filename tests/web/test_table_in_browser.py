@@ -146,6 +146,7 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
     ann = table.ann
     # The last check's flank does not ride along: after a roll the form starts afresh.
     assert not ann.all(".source-row")
+    ann.more_options()
     ann.wait_text("#advantage-score", "Advantage score 0")
     ann.fill_roll("opposed", "1d20", vs_name="goblin", vs_expression="1d20", faces="10,10,15,3")
     odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
