@@ -133,3 +133,35 @@ def test_a_spent_invite_and_a_lost_sign_in_say_plainly_how_to_get_back_in(
     other.wait_log_loaded()
     assert "Signed in as ann" in other.text(".signed-in")
     assert "dlt_" not in other.driver.current_url
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))
+    ann.fill_roll("check", "1d20+2", target="12", faces="3")
+    ann.submit_roll()
+    ann.wait_roll(1, "ann check", "vs 12: failure")
+    ann.click("#dispute-1")
+    ann.type("#dispute-reason-1", "the die fell off the table")
+    ann.click("#send-dispute-1")
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click("#void-1")
+    gm.click("#review-1 button[type=submit]")
+    gm.wait_text("#review-1", "Ruled: roll #1 voided")
+    gm.open(f"/s/{gm.session_id}")
+    gm.wait_roll(1, "Voided by the GM")
+    assert not gm.all("#replace-1")  # only its roller rolls it again
+
+    again = ann.wait_text("#replace-1", "Roll again, replacing #1")
+    ann.click("#replace-1")
+    text = ann.wait_roll(2, "ann check", "vs 12", "Rolls again #1")
+    assert "1d20+2" in text, again
+    ann.wait_roll(1, "Rolled again as #2")
+    assert not ann.all("#replace-1")  # once is all the rules allow
+    gm.wait_roll(2, "Rolls again #1")
