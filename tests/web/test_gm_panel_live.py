@@ -150,6 +150,7 @@ def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
     ann.click("#dispute-1")
     ann.type("#dispute-reason-1", "the die fell off the table")
     ann.click("#send-dispute-1")
+    ann.wait_roll(1, "Disputed: waiting for the GM's ruling")
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#void-1")
     gm.click("#review-1 button[type=submit]")
