@@ -58,6 +58,8 @@ def demo() -> Iterator[tuple[DemoTable, LiveServer]]:
         patch.setenv("DICELEDGER_SEED_KEY", "")
         table = prepare_demo(f"http://127.0.0.1:{port}")
         with live_server(table.url, port) as server:
+            # An open dispute, so the GM panel shows a review and the pages their badges.
+            server.services.app.open_dispute("bram", table.session_id, 9, "the die fell off")
             yield table, server
 
 
