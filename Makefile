@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit wheel bench clean browser http-tools FORCE
+.PHONY: demo test lint typecheck unit wheel bench clean browser http-tools axe FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,7 @@ unit: $(STAMP)
 	echo "random seed $$seed (make unit SEED=$$seed runs with it again)"; \
 	PYTHONHASHSEED=$$seed $(BIN)/pytest -q --hypothesis-seed=$$seed
 
-test: lint typecheck wheel browser http-tools unit
+test: lint typecheck wheel browser http-tools axe unit
 
 # Debian's Chromium and chromium-driver for the browser tests, installed when absent and this
 # machine can (root and apt-get); otherwise those tests skip, naming what is missing.
@@ -68,6 +68,10 @@ browser:
 # curl and jq for the test that runs the examples of docs/api.md, installed the same way.
 http-tools:
 	bash .ci/install-http-tools --if-possible
+
+# axe-core (npm, pinned in tests/web/axe/package-lock.json) for the accessibility test.
+axe:
+	bash .ci/install-axe --if-possible
 
 # Build the wheel and play the demo from it in a fresh venv outside the checkout: proves the
 # package (migrations included) installs and runs on its own.

@@ -6,10 +6,19 @@ from fastapi import Request
 from starlette.responses import Response
 
 from diceledger.domain.shown import shown
+from diceledger.infra.app.access import UNUSABLE_CODE, UNUSABLE_SIGN_IN
 from diceledger.web.problems import Problem
 from diceledger.web.templating import render
 
 NOT_PAGES = ("/api/", "/static/", "/healthz", "/openapi.json", "/discord/")
+
+# Refusals a person meets by following a link, told in their words (error.html says what
+# to do next) rather than with the API's title and detail.
+TITLES = {
+    UNUSABLE_CODE: "This invite link cannot be used again",
+    UNUSABLE_SIGN_IN: "This sign-in link cannot be used again",
+}
+NOT_SIGNED_IN = "You are not signed in here"
 
 
 def is_page(request: Request) -> bool:
@@ -27,5 +36,9 @@ def error_page(request: Request, problem: Problem, detail: str) -> Response:
     cross_site = request.headers.get("sec-fetch-site") == "cross-site"
     if problem.status == 401 and cross_site and request.method == "GET":
         return render(request, "reload.html", {"session": None})
-    context = {"session": None, "problem": problem, "detail": shown(detail)}
+    if problem.status == 401:
+        title = NOT_SIGNED_IN
+    else:
+        title = TITLES.get(detail, problem.title) if problem.status == 403 else problem.title
+    context = {"session": None, "problem": problem, "detail": shown(detail), "title": title}
     return render(request, "error.html", context, problem.status)

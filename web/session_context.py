@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup
 
@@ -85,7 +85,9 @@ def page_session(session: SessionView) -> PageSession:
 
 
 def moment_of(until_position: str, at: str) -> Moment:
-    """Parse the replay form's fields: a store position, a time in UTC, both or neither."""
+    """Parse the replay form's fields: a store position, a time (UTC unless it names its
+    zone), both or neither. A time without fractions of a second takes in its whole second:
+    "up to 20:30:05" shows what happened at 20:30:05 too."""
     position = None
     if until_position.strip():
         if not until_position.strip().isdigit():
@@ -98,27 +100,48 @@ def moment_of(until_position: str, at: str) -> Moment:
         except ValueError:
             raise InvalidInputError("a time looks like 2025-05-01T20:30 (UTC)") from None
         when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        if when.microsecond == 0 and "." not in at:
+            when += timedelta(seconds=1, microseconds=-1)
     return Moment(position, when)
 
 
+def event_position(whole: ReplayResult, until_event: str) -> str:
+    """Return the store position of the session's Nth event (the scrubber counts events),
+    or "" when none is chosen; a number past the end means the last."""
+    if not until_event.strip():
+        return ""
+    if not until_event.strip().isdigit() or int(until_event) < 1:
+        raise InvalidInputError("an event number is a whole number from 1")
+    if not whole.lines:
+        return ""
+    return str(whole.lines[min(int(until_event), len(whole.lines)) - 1].position)
+
+
 def shown_time(line: Line) -> str:
-    """Return a line's time as the replay shows it (UTC, to the second)."""
+    """Return a line's time as the replay shows it (UTC, to the second; the page's script
+    shows it in the viewer's own time)."""
     return format_timestamp(line.recorded_at)[:19].replace("T", " ")
 
 
+def step_label(number: int, total: int, line: Line) -> str:
+    """Return how the scrubber names a step: the event's number, and its roll if it has one."""
+    roll = f", roll #{line.roll_id}" if line.roll_id is not None else ""
+    return f"Event {number} of {total}{roll}"
+
+
 def replay_context(whole: ReplayResult, shown: ReplayResult, moment: Moment) -> dict[str, object]:
-    """Return the replay page's lines, the scrubber's range and the standing at the moment."""
-    first = whole.lines[0].position if whole.lines else 0
-    last = whole.lines[-1].position if whole.lines else 0
-    selected = shown.lines[-1].position if shown.lines else first
+    """Return the replay page's lines, the scrubber's steps and the standing at the moment."""
+    total = len(whole.lines)
+    steps = [step_label(n, total, line) for n, line in enumerate(whole.lines, start=1)]
+    selected = max(len(shown.lines), 1)
     at = "" if moment.at is None else moment.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     return {
         "lines": [(line, shown_time(line)) for line in shown.lines],
-        "first": first,
-        "last": last,
+        "steps": steps,
         "selected": selected,
+        "selected_label": steps[selected - 1] if steps else "",
         "at": at,
-        "total_events": len(whole.lines),
+        "total_events": total,
         "as_of": shown.as_of,
         "moment_given": moment.given,
     }

@@ -6,6 +6,7 @@ from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.facts import CHECKS
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.opposed import waiting_side
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.session.views import replay_total
 
@@ -16,6 +17,17 @@ def _total_so_far(roll: Roll) -> int | None:
         return replay_total(roll)
     except DiceledgerError:
         return None  # a position inside the command: the request is there, not yet its dice
+
+
+def _waits_for_rerolls(state: SessionState, roll: Roll) -> bool:
+    """Tell whether someone may still reroll the roll. Between a roll's dice and its result
+    (events of one command) a roll without rerolls is unresolved, yet waits for nobody."""
+    if _total_so_far(roll) is None:
+        return False
+    if roll.request.opponent is not None:
+        return waiting_side(state, roll) is not None
+    action = state.actions.get(roll.request.action_id)
+    return action is not None and action.remaining > 0 and action.covers(roll.request.kind)
 
 
 def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> JsonObject:
@@ -51,6 +63,7 @@ def standing(state: SessionState, hidden: frozenset[int] = frozenset()) -> JsonO
                 "player": roll.request.on_behalf_of,
                 "kind": roll.request.kind,
                 "total_so_far": _total_so_far(roll),
+                "waits_for_rerolls": _waits_for_rerolls(state, roll),
             }
             for roll in visible
             if roll.status == AWAITING

@@ -101,6 +101,8 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
         "success": getattr(resolution, "success", None),
         "margin": getattr(resolution, "margin", None),
         "voided": roll.voided,
+        "replaces": request.replaces,  # the voided roll this one rolls again
+        "replaced_by": roll.replaced_by,  # the roll that rolled this voided one again
         "disputed": bool(roll.disputes),
         "open_dispute": roll.open_dispute,
         # The GM's ruling on a dispute, with its note: the players are owed the reason.

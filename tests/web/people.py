@@ -89,6 +89,7 @@ class Person:
             self.click("details.more-options summary")
 
     def add_source(self, kind: str, amount: int, label: str) -> None:
+        self.more_options()
         self.click(f'[data-add="{kind}"]')
         row = self.all(f'[data-sources="{kind}"] .source-row')[-1]
         amount_field = row.find_element(By.CSS_SELECTOR, ".source-amount")
@@ -101,15 +102,10 @@ class Person:
         reroll, reroll_scope, faces, label, for, blind (options named as the form's fields)."""
         Select(self.find("#roll-kind")).select_by_value(kind)
         self.type("#roll-expression", expression)
-        fields = {
-            "target": "#roll-target",
-            "dc": "#roll-dc",
-            "vs_name": "#roll-vs-name",
-            "vs_expression": "#roll-vs-expression",
-            "against": "#roll-against",
-        }
+        fields = {"target": "#roll-target", "vs_name": "#roll-vs-name"}  # the roll bar's
         hidden = {"reroll": "#roll-reroll", "faces": "#roll-faces", "label": "#roll-label"}
-        hidden |= {"for": "#roll-for"}
+        hidden |= {"for": "#roll-for", "dc": "#roll-dc", "against": "#roll-against"}
+        hidden |= {"vs_expression": "#roll-vs-expression"}
         for name, value in options.items():
             if name in fields:
                 self.type(fields[name], value)

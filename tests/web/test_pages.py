@@ -100,7 +100,7 @@ def test_the_invite_code_alone_opens_the_join_page_and_joins_once(api: Api) -> N
     assert join(ann, path, "ann") == f"/s/{session_id}"
     assert ann.get(f"/s/{session_id}").status_code == 200
     spent = browser(api).get(path)
-    assert spent.status_code == 403 and "unknown, used or expired" in spent.text
+    assert spent.status_code == 403 and "This invite link cannot be used again" in spent.text
 
 
 def test_a_taken_name_is_shown_beside_the_name_field_and_keeps_the_invite(api: Api) -> None:
@@ -111,7 +111,7 @@ def test_a_taken_name_is_shown_beside_the_name_field_and_keeps_the_invite(api: A
     token = form_token(ann.get(path).text)
     taken = ann.post(path, data={"form_token": token, "name": "mira"})
     assert taken.status_code == 422
-    assert 'id="name-error">mira is already in session' in taken.text
+    assert 'id="name-error" role="alert">mira is already in session' in taken.text
     assert join(ann, path, "ann") == f"/s/{session_id}"
 
 
@@ -210,7 +210,7 @@ def test_a_stranger_is_told_to_ask_for_an_invite(api: Api) -> None:
     gm = browser(api)
     session_id = open_session(gm)
     page = browser(api).get(f"/s/{session_id}")
-    assert page.status_code == 401 and "Ask its GM for an invite link" in page.text
+    assert page.status_code == 401 and "Ask the GM for an invite link" in page.text
     assert page.headers["content-type"].startswith("text/html")
 
 

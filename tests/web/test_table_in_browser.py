@@ -151,6 +151,7 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
     ann = table.ann
     # The last check's flank does not ride along: after a roll the form starts afresh.
     assert not ann.all(".source-row")
+    ann.more_options()
     ann.wait_text("#advantage-score", "Advantage score 0")
     ann.fill_roll("opposed", "1d20", vs_name="goblin", vs_expression="1d20", faces="10,10,15,3")
     odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
@@ -200,7 +201,9 @@ def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
     gm.open(f"/s/{gm.session_id}/gm")
     review = gm.wait_text("#review-1", "bob disputes it", "the die fell off the table")
     assert "resolves again to the same dice and outcome" in review
-    assert "counted" in review and "epoch 1, nonce 1" in review
+    assert "counted" in review and "the server's dice, seed 1" in review
+    gm.click("#review-1 .review-dice details > summary")  # the draw itself, for who asks
+    assert "epoch 1, nonce 1" in gm.text("#review-1")
     gm.click("#void-1")
     gm.type("#note-1", "cocked die")
     gm.click("#review-1 button[type=submit]")
@@ -215,19 +218,60 @@ def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:
         assert "line-through" not in tag.value_of_css_property("text-decoration-line")
 
 
-def test_the_replay_scrubs_back_to_any_position(table: Table) -> None:
+def test_the_replay_lists_no_roll_as_waiting_between_its_dice_and_its_result(
+    table: Table,
+) -> None:
     ann = table.ann
     ann.open(f"/s/{ann.session_id}/replay")
+    # Roll #1 had no rerolls: between its dice and its result it waited for nothing.
+    dice = ann.find('#timeline li[data-event="DiceRolled"]')
+    ann.open(f"/s/{ann.session_id}/replay?until_position={dice.get_attribute('data-position')}")
+    assert "Rolls waiting for rerolls: none" in ann.text(".standing")
+
+
+def test_the_replay_scrubber_moves_a_step_per_key_without_reloading(table: Table) -> None:
+    ann = table.ann
+    ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+    ann.open(f"/s/{ann.session_id}/replay")
     lines = ann.all("#timeline li")
-    assert len(lines) > 20 and "the GM rolled blind" not in ann.text("#timeline")
-    scrubber = ann.find("#until-position")
-    scrubber.send_keys(Keys.HOME)  # the keyboard moves it; letting go shows that moment
-    ann.until(lambda: "Events up to then (1)" in ann.text("#timeline-heading"))
+    total = len(lines)
+    assert total > 20 and "the GM rolled blind" not in ann.text("#timeline")
+    assert "store position" not in ann.text("main")
+    ann.driver.execute_script("window.stillThisPage = true;")
+    scrubber = ann.find("#until-event")
+    for step in (1, 2, 3):
+        scrubber.send_keys(Keys.ARROW_LEFT)
+        ann.wait_text("#timeline-heading", f"Events up to then ({total - step})")
+        ann.wait_text("#position-shown", f"Event {total - step} of {total}")
+    assert ann.driver.switch_to.active_element.get_attribute("id") == "until-event"
+    scrubber.send_keys(Keys.HOME)
+    ann.wait_text("#timeline-heading", "Events up to then (1)")
     assert "session 'Tomb of Ash' started" in ann.text("#timeline")
     assert "Rolls waiting for rerolls: none" in ann.text(".standing")
-    position = int(str(ann.find("#until-position").get_attribute("max"))) - 1
-    ann.open(f"/s/{ann.session_id}/replay?until_position={position}")
-    assert len(ann.all("#timeline li")) == len(lines) - 1
+    # Steps named in the table's words: the roll an event belongs to.
+    for _ in range(total):
+        if "roll #" in ann.text("#position-shown"):
+            break
+        scrubber.send_keys(Keys.ARROW_RIGHT)
+    assert re.search(r"Event \d+ of \d+, roll #\d+", ann.text("#position-shown"))
+    assert ann.driver.execute_script("return window.stillThisPage === true;")
+    assert ann.driver.switch_to.active_element.get_attribute("id") == "until-event"
+    # The time picker speaks the viewer's time, and names the zone.
+    assert "Asia/Tokyo" in ann.text("label[for=replay-at]")
+    ann.open(f"/s/{ann.session_id}/replay")
+    utc = [str(t.get_attribute("datetime")) for t in ann.all("#timeline time")]
+    picked = next(i for i in range(1, total) if utc[i][:19] != utc[i - 1][:19])
+    moment = datetime.fromisoformat(utc[picked]).astimezone(ZoneInfo("Asia/Tokyo"))
+    ann.driver.execute_script(
+        "const at = document.getElementById('replay-at');"
+        "at.value = arguments[0]; at.dispatchEvent(new Event('change'));",
+        moment.strftime("%Y-%m-%dT%H:%M:%S"),
+    )
+    ann.click("#replay-form button[type=submit]")
+    up_to_then = sum(stamp[:19] <= utc[picked][:19] for stamp in utc)
+    ann.wait_text("#timeline-heading", f"Events up to then ({up_to_then})")
+    assert moment.strftime("%H:%M:%S") in ann.text("#timeline li:last-child .when")
+    ann.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
 
 
 def test_the_replay_shows_and_takes_times_in_the_readers_zone(table: Table) -> None:
@@ -275,7 +319,7 @@ def test_after_a_reveal_the_browser_verifies_the_session(table: Table) -> None:
     gm = table.gm
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#reveal-seed")
-    gm.wait_text("#seed-result", "Epoch 1 seed revealed")
+    gm.wait_text("#seed-result", "Seed 1 revealed")
     ann = table.ann
     ann.open(f"/s/{ann.session_id}/verify")
     ann.until(lambda: ann.find("#verify-served").is_displayed())

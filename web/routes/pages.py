@@ -54,12 +54,16 @@ def home(request: Request) -> Response:
 def open_session(request: Request, fields: Fields, web: Services) -> Response:
     """Open a session; its creator is signed in as its GM."""
     check_form_token(request, fields.get(FORM_FIELD, ""))
-    try:
-        title = text_field(fields, "title", "the session a title")
-        name = text_field(fields, "name", "your name")
-        opened = web.access.open_session(title, name, "forbid_manual" not in fields)
-    except FieldError as error:
-        return _form_page(request, "home.html", {"values": fields}, {error.field: str(error)}, 422)
+    given: dict[str, str] = {}
+    errors: dict[str, str] = {}  # every field's problem at once, not one per try
+    for field, what in (("title", "the session a title"), ("name", "your name")):
+        try:
+            given[field] = text_field(fields, field, what)
+        except FieldError as error:
+            errors[error.field] = str(error)
+    if errors:
+        return _form_page(request, "home.html", {"values": fields}, errors, 422)
+    opened = web.access.open_session(given["title"], given["name"], "forbid_manual" not in fields)
     return _to_table(request, opened.started.session_id, opened.gm_token)
 
 

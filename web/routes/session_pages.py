@@ -14,6 +14,7 @@ from diceledger.infra.app.results import Moment
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.session_context import (
+    event_position,
     moment_of,
     page_session,
     replay_context,
@@ -47,12 +48,14 @@ def replay(
     request: Request,
     member: Member,
     web: Services,
+    until_event: str = "",
     until_position: str = "",
     at: str = "",
 ) -> Response:
-    """Show the session as it happened, up to a chosen position or time."""
-    moment = moment_of(until_position, at)
+    """Show the session as it happened, up to a chosen event (counted from 1, as the
+    scrubber does), store position or time."""
     whole = web.app.replay(member.member, session_id, Moment())
+    moment = moment_of(event_position(whole, until_event) or until_position, at)
     shown = web.app.replay(member.member, session_id, moment) if moment.given else whole
     session = page_session(web.app.session(member.member, session_id))
     context = {"session": session} | replay_context(whole, shown, moment)

@@ -211,7 +211,7 @@ function rerollControls(view, canDecide) {
   return box;
 }
 
-function actions(view, { isGm }) {
+function actions(view, { isGm, viewer }) {
   const bar = el("p", { class: "actions roll-actions" });
   if (!view.voided && !view.open_dispute) {
     const dispute = button("dispute", view.roll_id, `Dispute #${view.roll_id}`);
@@ -221,7 +221,26 @@ function actions(view, { isGm }) {
   if (isGm && view.hidden) {
     bar.append(button("reveal", view.roll_id, `Reveal #${view.roll_id} to players`));
   }
+  if (view.voided && view.replaced_by === null && view.kind !== "opposed" && view.roller === viewer) {
+    const again = button("replace", view.roll_id, `Roll again, replacing #${view.roll_id}`);
+    again.dataset.request = JSON.stringify(againRequest(view, isGm));
+    bar.append(again);
+  }
   return bar;
+}
+
+/** The request that rolls a voided roll again: the same one (the rules allow no other,
+ * modifiers aside); a player's carries a salt of their own browser (roll-actions.js adds it). */
+function againRequest(view, isGm) {
+  const body = { kind: view.kind, expression: view.expression, replaces: view.roll_id };
+  if (view.dc_modifier !== null) body.dc = view.dc_modifier;
+  else if (view.target !== null) body.target = view.target;
+  if (view.dc_label) body.dc_label = view.dc_label;
+  if (view.against) body.against = view.against;
+  if (view.for !== view.roller) body.for = view.for;
+  if (view.label) body.label = view.label;
+  if (!isGm) body.salt = "";
+  return body;
 }
 
 /** Return the <li> of one roll as this viewer sees it. */
@@ -246,6 +265,12 @@ export function renderRoll(view, { viewer, isGm }) {
   } else if (view.ruling) {
     item.append(el("p", { class: "tag ruled" }, `Disputed, and the GM let the roll stand.${note}`));
   }
-  item.append(actions(view, { isGm }));
+  if (view.replaced_by !== null && view.replaced_by !== undefined) {
+    item.append(el("p", { class: "tag" }, `Rolled again as #${view.replaced_by}.`));
+  }
+  if (view.replaces !== null && view.replaces !== undefined) {
+    item.append(el("p", { class: "tag" }, `Rolls again #${view.replaces}, which the GM voided.`));
+  }
+  item.append(actions(view, { isGm, viewer }));
   return item;
 }

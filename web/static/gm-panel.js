@@ -1,39 +1,18 @@
 // The GM panel: create invite and sign-in links to copy, revoke members or make them
 // co-GMs, rule on disputes, reveal the seed, end the session. Every answer or refusal is
-// shown next to the control that asked.
+// shown next to the control that asked. The live stream keeps the members, the seeds and
+// a badge per open dispute current.
 
 import { ApiError, call, randomKey } from "./api.js";
 import { clearError, showError } from "./field-errors.js";
 import { el } from "./dice-view.js";
+import { DisputeBadges } from "./dispute-badges.js";
+import { copyLink, linkItem } from "./link-list.js";
+import { LiveLog } from "./live-log.js";
 import { localTime } from "./times.js";
 
 const panel = document.getElementById("gm-panel");
 const api = panel.dataset.api;
-let links = 0;
-
-function linkItem(list, path, what) {
-  links += 1;
-  const id = `link-${links}`;
-  const url = new URL(path, location.origin).href;
-  const input = el("input", { id, class: "link", value: url, readonly: "" });
-  const copy = el("button", { type: "button", class: "copy", "data-copy": id }, "Copy");
-  const done = el("span", { class: "copied", role: "status" });
-  list.prepend(el("li", {}, el("label", { for: id }, what), input, el("span", { class: "actions" }, copy, done)));
-  input.focus();
-  input.select();
-}
-
-async function copyLink(button) {
-  const input = document.getElementById(button.dataset.copy);
-  const status = button.parentElement.querySelector(".copied");
-  try {
-    await navigator.clipboard.writeText(input.value);
-    status.textContent = "Copied.";
-  } catch {
-    input.select();
-    status.textContent = "Selected: copy it with Ctrl+C (or long-press).";
-  }
-}
 
 async function post(button, path, body) {
   clearError(button);
@@ -79,7 +58,8 @@ const actions = {
     const done = await post(button, `${api}/seed/reveal`);
     if (done) {
       document.getElementById("seed-result").textContent =
-        `Epoch ${done.epoch} seed revealed: ${done.seed}. New rolls use epoch ${done.next_epoch}, committed to ${done.next_commitment}.`;
+        `Seed ${done.epoch} revealed: anyone can now check its dice. New rolls use seed ${done.next_epoch}.`;
+      live.reload();
     }
   },
 };
@@ -125,3 +105,71 @@ panel.addEventListener("submit", async (event) => {
     }
   }
 });
+
+// -- kept live ------------------------------------------------------------------------------
+
+function epochItem(epoch) {
+  const state = epoch.seed ? "revealed: anyone can check its dice" : "secret until revealed";
+  const details = el("details", { class: "details" }, el("summary", {}, "Details"),
+    el("span", {}, `Epoch ${epoch.epoch}, commitment `, el("code", {}, epoch.commitment),
+      ...(epoch.seed ? ["; seed ", el("code", { class: "seed" }, epoch.seed)] : [])));
+  return el("li", { "data-epoch": String(epoch.epoch) },
+    `Seed ${epoch.epoch}: `, el("span", { class: "seed-state" }, state), " ", details);
+}
+
+function showEpochs(epochs) {
+  const list = document.getElementById("epochs");
+  for (const epoch of epochs) {
+    const old = list.querySelector(`li[data-epoch="${epoch.epoch}"]`);
+    const fresh = epochItem(epoch);
+    if (old === null) list.append(fresh);
+    else if (old.querySelector(".seed-state").textContent !== fresh.querySelector(".seed-state").textContent) {
+      old.replaceWith(fresh);
+    }
+  }
+}
+
+function memberRow(member) {
+  const buttons = [];
+  if (member.name !== panel.dataset.viewer) {
+    buttons.push(el("button", { type: "button", "data-action": "revoke", "data-name": member.name,
+      "aria-label": `Sign ${member.name} out everywhere` }, "Revoke"));
+    if (member.role !== "gm") {
+      buttons.push(el("button", { type: "button", "data-action": "co-gm", "data-name": member.name,
+        "aria-label": `Make ${member.name} a co-GM` }, "Make co-GM"));
+    }
+  }
+  const error = el("span", { class: "field-error", "data-error-for": member.name, role: "alert" });
+  error.hidden = true;
+  const row = el("tr", { "data-member": member.name },
+    el("th", { scope: "row" }, member.name),
+    el("td", { class: "member-role" }, member.role === "gm" ? "GM" : "player"),
+    el("td", { class: "member-tokens" }, String(member.live_tokens)),
+    el("td", { class: "actions" }, ...buttons, error));
+  return row;
+}
+
+async function showMembers() {
+  const rows = document.querySelector("#members tbody");
+  const known = new Set(Array.from(rows.children, (row) => row.dataset.member));
+  const { members } = await call("GET", `${api}/members`);
+  for (const member of members) {
+    if (!known.has(member.name)) rows.append(memberRow(member));
+  }
+}
+
+const badges = new DisputeBadges(document.getElementById("dispute-badges"), panel.dataset.session);
+const live = new LiveLog({
+  api,
+  banner: document.getElementById("connection-banner"),
+  status: document.createElement("p"), // the panel lists no rolls
+  onRoll: (view) => badges.seen(view),
+  onSession: (session) => {
+    showEpochs(session.epochs);
+    showMembers();
+  },
+  onLine: (line) => {
+    if (["PlayerJoined", "SeedRevealed", "SeedCommitted", "SessionEnded"].includes(line.event)) live.reload();
+  },
+});
+live.start();

@@ -1,46 +1,75 @@
-// The replay's scrubber: show the chosen position while it moves, and show the session as
-// of it when it is let go (the form is a plain GET form, so it works without this too).
-// Times are shown, and picked, in the reader's own zone; the page without this script
-// shows and takes UTC, as its label then says, and the server is always sent UTC.
+// The replay's scrubber and time picker: each move shows the session as of the chosen event
+// in place (the page is fetched and its view swapped, so the page, and the focus, stay), and
+// times read in the viewer's own zone. The form is a plain GET form, so it works without this.
 
 import { localTime } from "./times.js";
 
 const form = document.getElementById("replay-form");
-const range = document.getElementById("until-position");
+const range = document.getElementById("until-event");
 const shown = document.getElementById("position-shown");
 const at = document.getElementById("replay-at");
+const view = document.getElementById("replay-view");
+const steps = JSON.parse(range.dataset.steps);
+const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-for (const time of document.querySelectorAll("#timeline time[datetime]")) {
-  time.textContent = localTime(time.dateTime.replace(" ", "T"));
+const pad = (n) => String(n).padStart(2, "0");
+
+// "2026-12-01T19:20:44" in the viewer's zone, from a UTC time.
+function localText(date) {
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-// The picker holds a local time; a hidden field carries it to the server in UTC.
-const utc = document.createElement("input");
-utc.type = "hidden";
-utc.name = at.name;
-at.removeAttribute("name");
-form.append(utc);
-if (at.value) at.value = pickerValue(new Date(`${at.value}Z`));
-document.querySelector('label[for="replay-at"]').textContent =
-  `Or up to a time (your time, ${localTime(new Date().toISOString()).split(" ").pop()})`;
-form.addEventListener("submit", () => {
-  utc.value = at.value ? new Date(at.value).toISOString().replace(".000Z", "Z") : "";
-});
+function showLocalTimes(root) {
+  for (const time of root.querySelectorAll("time[datetime]")) {
+    const date = new Date(time.getAttribute("datetime").replace(" ", "T"));
+    if (!Number.isNaN(date.getTime())) time.textContent = localTime(date.toISOString());
+  }
+}
 
-function pickerValue(date) {
-  const two = (number) => String(number).padStart(2, "0");
-  const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
-  return `${day}T${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+function label() {
+  const text = steps[Number(range.value) - 1] ?? "";
+  shown.textContent = text;
+  range.setAttribute("aria-valuetext", text);
+}
+
+let latest = 0;
+async function show(params) {
+  const asked = ++latest;
+  const url = `${form.action}?${params}`;
+  const response = await fetch(url, { headers: { Accept: "text/html" } });
+  if (asked !== latest) return; // a later move is on its way: it shows instead
+  if (!response.ok) {
+    window.location.href = url; // let the server's page say what went wrong
+    return;
+  }
+  const page = new DOMParser().parseFromString(await response.text(), "text/html");
+  const fresh = page.getElementById("replay-view");
+  if (asked !== latest || fresh === null) return;
+  view.replaceChildren(...fresh.childNodes);
+  showLocalTimes(view);
+  history.replaceState(null, "", url);
 }
 
 range.addEventListener("input", () => {
-  shown.textContent = range.value;
+  label();
+  at.value = ""; // an event chosen: the time no longer limits it
+  show(new URLSearchParams({ until_event: range.value }));
 });
-range.addEventListener("change", () => {
-  at.value = ""; // a position chosen: the time no longer limits it
-  form.requestSubmit();
-});
-at.addEventListener("change", () => {
+range.addEventListener("change", label);
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!at.value) {
+    show(new URLSearchParams({ until_event: range.value }));
+    return;
+  }
+  const picked = new Date(at.value); // a datetime-local reads in the viewer's zone
   range.value = range.max; // a time chosen: it alone limits the replay
-  shown.textContent = range.max;
+  label();
+  show(new URLSearchParams({ at: picked.toISOString().slice(0, 19) + "Z" }));
 });
+
+document.getElementById("replay-zone").textContent = `your time, ${zone}`;
+if (at.value) at.value = localText(new Date(`${at.value}Z`));
+showLocalTimes(view);

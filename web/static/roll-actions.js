@@ -44,6 +44,7 @@ export class RollActions {
       reveal: () => this.send(button, `${this.api}/rolls/${id}/reveal`),
       dispute: () => this.toggleDispute(roll, id, button),
       "cancel-dispute": () => this.closeDispute(roll),
+      replace: () => this.rollAgain(id, button),
     }[button.dataset.action];
     if (act !== undefined) act();
   }
@@ -61,6 +62,16 @@ export class RollActions {
       return false;
     } finally {
       button.disabled = false;
+    }
+  }
+
+  /** Roll a voided roll again (the API's `replaces`), then redraw the old one: it now
+   * names the roll that replaced it. */
+  async rollAgain(id, button) {
+    const body = JSON.parse(button.dataset.request);
+    if (body.salt === "") body.salt = randomKey(16); // a player's own, fresh per roll
+    if (await this.send(button, `${this.api}/rolls`, body, true)) {
+      this.onUpdated(await call("GET", `${this.api}/rolls/${id}`));
     }
   }
 

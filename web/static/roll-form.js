@@ -3,9 +3,9 @@
 // concerns (or next to the Roll button when no field is to blame).
 
 import { ApiError, call, randomKey } from "./api.js";
-import { clearErrors, showError } from "./field-errors.js";
+import { clearError, clearErrors, showError } from "./field-errors.js";
 import { OddsPreview } from "./odds-preview.js";
-import { FormProblem, readRoll } from "./roll-request.js";
+import { FormProblem, missingFields, readRoll } from "./roll-request.js";
 import { describeScore, readSources, setUpSources } from "./sources.js";
 
 // Which field a refusal is about, read from its words; the first match wins.
@@ -54,7 +54,11 @@ export class RollForm {
       form.elements.namedItem("vs_expression"),
     );
     setUpSources(form, document.getElementById("source-row"), () => this.changed());
-    form.addEventListener("input", () => this.changed());
+    form.addEventListener("input", (event) => {
+      // A field being fixed drops its error at once.
+      if (event.target.getAttribute?.("aria-invalid") === "true") clearError(event.target);
+      this.changed();
+    });
     form.addEventListener("change", () => this.changed());
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -128,15 +132,29 @@ export class RollForm {
     if (result.dataset.rollId === String(view.roll_id)) this.showResult(view);
   }
 
+  /** Show each problem beside its field (opening "More" when one is in it) and move the
+   * focus to the first: an error off the screen reads as a Roll button that did nothing. */
+  showProblems(problems) {
+    const details = this.form.querySelector("details");
+    for (const { control, message } of problems) {
+      if (details !== null && details.contains(control)) details.open = true;
+      showError(control, message);
+    }
+    problems[0].control.focus();
+  }
+
   async send() {
     clearErrors(this.form);
+    const missing = missingFields(this.form);
     let roll;
     try {
       roll = readRoll(this.form, { isGm: this.isGm });
     } catch (problem) {
       if (!(problem instanceof FormProblem)) throw problem;
-      showError(problem.control, problem.message);
-      problem.control.focus();
+      missing.push(problem);
+    }
+    if (missing.length) {
+      this.showProblems(missing);
       return;
     }
     // A player's roll carries a fresh salt of their own browser's choosing, so nobody,
@@ -154,10 +172,7 @@ export class RollForm {
       this.showResult(view);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      const control = controlFor(this.form, error, this.submit);
-      const details = this.form.querySelector("details");
-      if (details !== null && details.contains(control)) details.open = true;
-      showError(control, error.message);
+      this.showProblems([{ control: controlFor(this.form, error, this.submit), message: error.message }]);
     } finally {
       this.submit.disabled = false;
       this.form.removeAttribute("aria-busy");

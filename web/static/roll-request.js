@@ -49,6 +49,21 @@ function sources(form, kind) {
 }
 
 /** Return {kind, body, odds}: the roll body to POST and the odds query ([name, value]s). */
+/** Return a problem for each field the roll cannot go without, in the form's order: all of
+ * them are shown at once, rather than one per press of Roll. */
+export function missingFields(form) {
+  const kind = text(form, "kind");
+  const missing = [];
+  if (!text(form, "expression")) missing.push(new FormProblem(field(form, "expression"), "give the dice to roll, like 1d20+3"));
+  if ((kind === "check" || kind === "save") && !text(form, "target") && !text(form, "dc")) {
+    missing.push(new FormProblem(field(form, "target"), `a ${kind} needs a target number (or a DC, under More)`));
+  }
+  if (kind === "opposed" && !text(form, "vs_name")) {
+    missing.push(new FormProblem(field(form, "vs_name"), "name the opponent: a player, or an NPC if you are the GM"));
+  }
+  return missing;
+}
+
 export function readRoll(form, { isGm }) {
   const kind = text(form, "kind");
   const check = CHECKS.has(kind);

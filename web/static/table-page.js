@@ -1,6 +1,7 @@
 // The table page: wire the roll form, the live log and the roll actions together.
 
 import { renderRoll } from "./dice-view.js";
+import { DisputeBadges } from "./dispute-badges.js";
 import { LiveLog } from "./live-log.js";
 import { RollActions } from "./roll-actions.js";
 import { RollForm } from "./roll-form.js";
@@ -17,6 +18,7 @@ const status = document.getElementById("log-status");
 /** Draw a roll, replacing its old drawing, newest first; keep a roll's chosen dice. */
 function showRoll(view) {
   form.rollChanged(view);
+  badges.seen(view);
   const drawn = renderRoll(view, { viewer, isGm });
   const old = document.getElementById(drawn.id);
   if (old !== null) {
@@ -61,6 +63,7 @@ function showLine(line) {
   if (line.event === "PlayerJoined" || line.event === "SessionEnded") live.reload();
 }
 
+const badges = new DisputeBadges(document.getElementById("dispute-badges"), table.dataset.session);
 const form = new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
 new RollActions(log, { api, onUpdated: showRoll });
 const live = new LiveLog({

@@ -115,7 +115,13 @@ def test_as_of_a_position_shows_members_open_rolls_and_totals_then() -> None:
     view = standing(state, hidden_from(script.state, "bob"))
     assert [at(m, "name") for m in array_at(view, "members")] == ["gm", "ann", "bob"]
     assert view["open_rolls"] == [
-        {"roll_id": 3, "player": "ann", "kind": "damage", "total_so_far": 2}
+        {
+            "roll_id": 3,
+            "player": "ann",
+            "kind": "damage",
+            "total_so_far": 2,
+            "waits_for_rerolls": True,
+        }
     ]
     assert at(view, "totals", "ann") == {
         "rolls": 1,
@@ -171,4 +177,10 @@ def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round(
     ]
     # Bob's reroll carries into round 2, so the check waits for him there.
     (waiting,) = array_at(standing(script.state), "open_rolls")
-    assert waiting == {"roll_id": 1, "player": "ann", "kind": "opposed", "total_so_far": 11}
+    assert waiting == {
+        "roll_id": 1,
+        "player": "ann",
+        "kind": "opposed",
+        "total_so_far": 11,
+        "waits_for_rerolls": True,
+    }

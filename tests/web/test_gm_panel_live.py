@@ -1,0 +1,168 @@
+"""The GM panel kept live, and the pages' words, in Chromium at a phone's width and a
+desktop's: a join, a dispute and a reveal reach an open panel without a reload; the GM sees
+a badge per open dispute; the panel speaks in table words with rule ids and hashes behind
+"details"; a spent invite and a browser not signed in are told plainly what to do; a player
+gets back in on another browser without the GM.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.web.live_server import LiveServer, live_server
+from tests.web.people import Person
+
+if TYPE_CHECKING:
+    from tests.web.conftest import OpenBrowser
+
+HASH = re.compile(r"\b[0-9a-f]{32,}\b")
+SIZES = [(360, 740), (1280, 800)]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
+        yield running
+
+
+def open_session(gm: Person) -> None:
+    gm.open("/")
+    gm.type("#title", "Tomb of Ash")
+    gm.type("#name", "mira")
+    gm.click("form button[type=submit]")
+    gm.until(lambda: "/s/" in gm.driver.current_url, "the table did not open")
+    gm.session_id = gm.driver.current_url.split("/s/")[1]
+
+
+def invite(gm: Person) -> str:
+    gm.click("#new-invite")
+    gm.until(lambda: gm.all("#invite-links input"), "an invite link")
+    return str(gm.all("#invite-links input")[0].get_attribute("value"))
+
+
+def shown_words(person: Person) -> str:
+    """Return the text a reader sees: folded details are left out (Selenium reads only what
+    is rendered)."""
+    return person.text("main")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_gm_panel_follows_joins_disputes_and_reveals_live(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    words = shown_words(gm)
+    assert "Seed 1: secret until revealed" in words
+    assert "Epoch" not in words and not HASH.search(words)
+    # Ending the session is there, but not dressed as the page's main action.
+    end = gm.find("#end-session")
+    assert end.value_of_css_property("background-color") == "rgba(0, 0, 0, 0)"
+
+    ann.join(invite(gm))
+    gm.until(lambda: gm.all('#members tr[data-member="ann"]'), "ann's row, live")
+    assert "player" in gm.text('#members tr[data-member="ann"]')
+
+    ann.fill_roll("roll", "1d6", faces="4")
+    ann.submit_roll()
+    ann.wait_roll(1, "ann roll")
+    ann.click("#dispute-1")
+    ann.type("#dispute-reason-1", "the die fell off the table")
+    ann.click("#send-dispute-1")
+    ann.wait_roll(1, "Disputed: waiting for the GM's ruling")
+    gm.wait_text("#dispute-badges", "Roll #1 disputed")  # the panel open all along
+
+    gm.open(f"/s/{gm.session_id}")
+    gm.wait_log_loaded()
+    gm.wait_text("#dispute-badges", "Roll #1 disputed")
+    gm.click("#dispute-badges a")
+    gm.until(lambda: "/gm" in gm.driver.current_url, "the GM panel")
+    review = gm.wait_text("#review-1", "ann disputes it", "How the result was reached")
+    assert "R14" not in review and "position" not in review and not HASH.search(review)
+    gm.click("#review-1 details > summary")
+    assert "R14" in gm.text("#review-1")
+    gm.click("#review-1 button[type=submit]")
+    gm.wait_text("#review-1", "Ruled: roll #1 upheld")
+    gm.until(lambda: not gm.find("#dispute-badges").is_displayed(), "the badge to go")
+
+    gm.click("#reveal-seed")
+    gm.wait_text("#seed-result", "Seed 1 revealed")
+    gm.wait_text("#epochs", "Seed 1: revealed", "Seed 2: secret until revealed")
+    assert "Seed 1: secret" not in gm.text("#epochs")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_spent_invite_and_a_lost_sign_in_say_plainly_how_to_get_back_in(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    link = invite(gm)
+    ann.join(link)
+
+    ann.driver.get(link)  # the invite again, spent now
+    assert "Forbidden" not in ann.driver.title
+    assert "This invite link cannot be used again" in ann.text("h1")
+    assert "used already" in ann.text("main") and "ask the GM" in ann.text("main")
+
+    # Ann on a second browser, which has no cookie of the session:
+    other = Person("ann", open_browser(width=width, height=height), server.url)
+    other.open(f"/s/{gm.session_id}")
+    told = other.text("main")
+    assert "You are not signed in here" in told
+    assert not re.search(r"Authorization|Bearer|dlt_|token", told)
+    assert "Sign in on another device" in told
+
+    ann.open(f"/s/{ann.session_id}")
+    ann.click("#devices > summary")
+    ann.click("#new-device-link")
+    ann.until(lambda: ann.all("#device-links input"), "a sign-in link")
+    sign_in = str(ann.find("#device-links input").get_attribute("value"))
+    other.driver.get(sign_in)
+    other.click("form button[type=submit]")
+    other.until(lambda: "/s/" in other.driver.current_url, "the table")
+    other.wait_log_loaded()
+    assert "Signed in as ann" in other.text(".signed-in")
+    assert "dlt_" not in other.driver.current_url
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))
+    ann.fill_roll("check", "1d20+2", target="12", faces="3")
+    ann.submit_roll()
+    ann.wait_roll(1, "ann check", "vs 12: failure")
+    ann.click("#dispute-1")
+    ann.type("#dispute-reason-1", "the die fell off the table")
+    ann.click("#send-dispute-1")
+    ann.wait_roll(1, "Disputed: waiting for the GM's ruling")
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click("#void-1")
+    gm.click("#review-1 button[type=submit]")
+    gm.wait_text("#review-1", "Ruled: roll #1 voided")
+    gm.open(f"/s/{gm.session_id}")
+    gm.wait_roll(1, "Voided by the GM")
+    assert not gm.all("#replace-1")  # only its roller rolls it again
+
+    again = ann.wait_text("#replace-1", "Roll again, replacing #1")
+    ann.click("#replace-1")
+    text = ann.wait_roll(2, "ann check", "vs 12", "Rolls again #1")
+    assert "1d20+2" in text, again
+    ann.wait_roll(1, "Rolled again as #2")
+    assert not ann.all("#replace-1")  # once is all the rules allow
+    gm.wait_roll(2, "Rolls again #1")

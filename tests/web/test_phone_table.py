@@ -1,0 +1,114 @@
+"""The table as a phone (360×740) and a desktop (1280×800) show it: the roll bar, the Roll
+button and the newest roll on the first screen, a first roll from an invite in at most three
+actions after joining, and every error of a form at once, beside its field, with the focus
+moved there and the error gone once fixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from tests.web.live_server import LiveServer, live_server
+from tests.web.people import Person
+
+if TYPE_CHECKING:
+    from tests.web.conftest import OpenBrowser
+
+SIZES = [(360, 740), (1280, 800)]
+# Whether an element lies wholly on the screen as it is now scrolled.
+ON_SCREEN = """
+const box = document.querySelector(arguments[0]).getBoundingClientRect();
+return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
+"""
+
+# Where each of some elements lies, top to bottom, to say why a check of ON_SCREEN failed.
+PLACES = """
+return arguments[0].map((s) => {
+  const box = document.querySelector(s).getBoundingClientRect();
+  return `${s} ${Math.round(box.top)}-${Math.round(box.bottom)}`;
+});
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
+        yield running
+
+
+def invite_link(server: LiveServer) -> str:
+    access = server.services.access
+    opened = access.open_session("Tomb of Ash", "mira")
+    owner = access.as_owner(opened.started.session_id, "mira")
+    return f"{server.url}/join/{access.invite(owner).code}"
+
+
+def on_screen(person: Person, selector: str) -> bool:
+    return bool(person.driver.execute_script(ON_SCREEN, selector))
+
+
+def focused(person: Person) -> str:
+    return str(person.driver.switch_to.active_element.get_attribute("id"))
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_first_roll_from_an_invite_takes_three_actions_on_one_screen(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.join(invite_link(server))
+    assert ann.driver.execute_script("return window.scrollY") == 0
+    assert on_screen(ann, "#roll-submit") and on_screen(ann, "#log-heading")
+    actions = 0
+
+    # The default is a check on 1d20, which needs a target: pressing Roll says so beside
+    # the target, on the screen, and puts the cursor there.
+    ann.click("#roll-submit")
+    actions += 1
+    error = ann.wait_text("#roll-target-error", "target")
+    assert ann.find("#roll-target-error").get_attribute("role") == "alert"
+    assert focused(ann) == "roll-target" and on_screen(ann, "#roll-target-error")
+    ann.driver.switch_to.active_element.send_keys("12")
+    actions += 1
+    assert not ann.find("#roll-target-error").is_displayed(), error  # fixed: the error goes
+    ann.click("#roll-submit")
+    actions += 1
+    ann.wait_roll(1, "ann check", "vs 12")
+    assert actions <= 3
+    # The newest roll and the Roll button, both on the screen without scrolling.
+    where = ann.driver.execute_script(PLACES, ["header", ".roll-bar", "#log-heading", "#roll-1"])
+    assert on_screen(ann, "#roll-1") and on_screen(ann, "#roll-submit"), where
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_error_of_a_form_shows_at_once_and_goes_when_fixed(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.open("/")
+    ann.click("form button[type=submit]")  # neither a title nor a name
+    assert "give the session a title" in ann.text("#title-error")
+    assert "give your name" in ann.text("#name-error")
+    assert focused(ann) == "title"
+    ann.type("#title", "Tomb of Ash")
+    ann.click("form button[type=submit]")
+    ann.until(lambda: not ann.all("#title-error"), "the title's error to go")
+    assert "give your name" in ann.text("#name-error")
+    assert focused(ann) == "name"
+
+    ann.join(invite_link(server))
+    expression = ann.find("#roll-expression")
+    expression.send_keys(Keys.CONTROL, "a")
+    expression.send_keys(Keys.DELETE)
+    ann.click("#roll-submit")
+    assert "give the dice" in ann.wait_text("#roll-expression-error", "dice")
+    assert "target" in ann.text("#roll-target-error")
+    assert focused(ann) == "roll-expression"
+    ann.driver.switch_to.active_element.send_keys("1d20+2")
+    assert not ann.find("#roll-expression-error").is_displayed()
+    assert ann.find("#roll-target-error").is_displayed()
