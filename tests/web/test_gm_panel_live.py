@@ -70,9 +70,9 @@ def test_the_gm_panel_follows_joins_disputes_and_reveals_live(
     gm.until(lambda: gm.all('#members tr[data-member="ann"]'), "ann's row, live")
     assert "player" in gm.text('#members tr[data-member="ann"]')
 
-    ann.fill_roll("roll", "1d6", faces="4")
+    ann.fill_roll("effect", "1d6", faces="4")
     ann.submit_roll()
-    ann.wait_roll(1, "ann roll")
+    ann.wait_roll(1, "ann effect")
     ann.click("#dispute-1")
     ann.type("#dispute-reason-1", "the die fell off the table")
     ann.click("#send-dispute-1")

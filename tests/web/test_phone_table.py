@@ -92,7 +92,7 @@ def test_every_error_of_a_form_shows_at_once_and_goes_when_fixed(
     ann = Person("ann", open_browser(width=width, height=height), server.url)
     ann.open("/")
     ann.click("form button[type=submit]")  # neither a title nor a name
-    assert "give the session a title" in ann.text("#title-error")
+    ann.wait_text("#title-error", "give the session a title")
     assert "give your name" in ann.text("#name-error")
     assert focused(ann) == "title"
     ann.type("#title", "Tomb of Ash")
