@@ -14,8 +14,11 @@ from diceledger.cli.main import cli
 from diceledger.infra.db import upgrade
 from diceledger.infra.exporting import read_export
 
-# Enough tries that a seeded explosion and a seeded tie all but surely happen.
-TRIES = 60
+# The played session needs a seeded explosion and a seeded tie (typed-in dice would not
+# test the derivation), so it rolls until they happen, within a bound no run reaches:
+# 6d4 fails to explode with chance (3/4)^6 a roll, 1d4n vs 1d4n fails to tie with chance
+# 3/4, so a run of 150 misses either with chance below 1e-18.
+TRIES = 150
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def play_session(folder: Path) -> PlayedSession:
     table.run("gm", "seed", "reveal", sid)
     table.run("ann", "check", sid, "1d20+2", "--target", "10", "--eased", "1:bless")
     _roll_until(table, "zoë", ("roll", sid, "6d4"), _exploded)
-    _roll_until(table, "gm", ("opposed", sid, "1d4", "--vs", "orc", "1d4"), _tied)
+    _roll_until(table, "gm", ("opposed", sid, "1d4n", "--vs", "orc", "1d4n"), _tied)
     table.run("gm", "check", sid, "1d20", "--target", "12", "--blind", "--for", "bob")
     _opposed_with_rerolls(table, sid)
     halfway = folder / "halfway.jsonl"
