@@ -1,0 +1,33 @@
+"""The busy-evening benchmark (bench/w10_evening.py) runs end to end at one table.
+
+Its figures are timings and are not asserted; what is asserted holds however fast the
+machine is: the run ends by itself, no roll failed, and every roll answered in the window
+reached all five of its table's streams.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT_SECONDS = 90  # the run itself takes about ten seconds; a hang fails, never blocks
+
+
+def test_one_table_plays_an_evening_without_losing_a_roll(postgres_database: str) -> None:
+    # postgres_database only checks that the server is up (or skips); the script makes and
+    # drops a database of its own.
+    command = [sys.executable, str(ROOT / "bench" / "w10_evening.py"), "--tables", "1"]
+    command += ["--workers", "1", "--time-scale", "20", "--seconds", "3"]
+    completed = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    line = json.loads(completed.stdout.strip().splitlines()[-1])
+    pair = line["results"]["1_tables_1_workers"]
+    assert (pair["tables"], pair["members"], pair["streams"]) == (1, 5, 5)
+    assert pair["errors"] == 0, pair["error_samples"]
+    assert pair["undelivered"] == 0
+    assert pair["deliveries"] == 5 * pair["rolls"]
