@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchlib.http_load import Connection, Subscriber, subscribe
+from benchlib.http_load import READ_SECONDS, Connection, Subscriber, subscribe
 from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
 from benchlib.postgres import server_version, temporary_database
@@ -136,7 +136,11 @@ async def seat_tables(port: int, count: int) -> list[Table]:
         session_id, tokens = seated[number]
         path = f"/api/v1/sessions/{session_id}/events"
         members = [
-            Member(token, await subscribe(port, path, token), await Connection.open(port))
+            Member(
+                token,
+                await asyncio.wait_for(subscribe(port, path, token), READ_SECONDS),
+                await asyncio.wait_for(Connection.open(port), READ_SECONDS),
+            )
             for token in tokens
         ]
         tables.append(Table(session_id, members))

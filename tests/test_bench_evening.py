@@ -8,6 +8,8 @@ reached all five of its table's streams.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,11 +23,23 @@ def test_one_table_plays_an_evening_without_losing_a_roll(postgres_database: str
     # drops a database of its own.
     command = [sys.executable, str(ROOT / "bench" / "w10_evening.py"), "--tables", "1"]
     command += ["--workers", "1", "--time-scale", "20", "--seconds", "3"]
-    completed = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False
+    # A group of its own, so that a hung run is killed with the servers it started.
+    run = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    line = json.loads(completed.stdout.strip().splitlines()[-1])
+    try:
+        out, err = run.communicate(timeout=TIMEOUT_SECONDS)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+    assert run.returncode == 0, err[-2000:]
+    line = json.loads(out.strip().splitlines()[-1])
     pair = line["results"]["1_tables_1_workers"]
     assert (pair["tables"], pair["members"], pair["streams"]) == (1, 5, 5)
     assert pair["errors"] == 0, pair["error_samples"]
