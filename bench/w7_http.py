@@ -76,6 +76,7 @@ class Server:
 
     port: int
     log: Path
+    pid: int = 0  # the serving process (uvicorn's supervisor when there are workers)
 
     def streams_per_worker(self) -> list[int]:
         """Count the event streams each worker served, from the access log (once stopped)."""
@@ -103,7 +104,7 @@ def running(
     """Run a server process until the block ends (SIGTERM, then kill if it hangs)."""
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Server(port, log)
+    server = Server(port, log, process.pid)
     try:
         deadline = time.monotonic() + START_SECONDS
         while not up(server, process, workers):

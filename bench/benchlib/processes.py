@@ -55,3 +55,32 @@ def timed_with_cpu(command: list[str], env: dict[str, str]) -> tuple[float, floa
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """Return the user + system CPU seconds so far of ``pid`` and its live descendants.
+
+    Read from /proc (Linux), so that a server's workers count while they run: the
+    rusage of children is only known once they have exited and been waited for.
+    """
+    parents: dict[int, int] = {}
+    spent: dict[int, float] = {}
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # the process ended while we looked
+        # The command name is in parentheses and may hold spaces: split after it.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents[int(entry.name)] = int(fields[1])
+        spent[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    tree = {pid}
+    grown = True
+    while grown:
+        found = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= found
+        grown = bool(found)
+    return sum(spent.get(member, 0.0) for member in tree)
