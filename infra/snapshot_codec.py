@@ -15,7 +15,10 @@ another fold is refused and the session replayed.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -126,6 +129,11 @@ def encode(state: SessionState) -> str:
 
 def decode_state(text: str) -> SessionState:
     """Return the state a snapshot's text holds; SnapshotUnreadableError if it is not one."""
+    with _collector_paused():
+        return _decoded(text)
+
+
+def _decoded(text: str) -> SessionState:
     try:
         snapshot = _DECODER.decode(text)
         if (snapshot.format, snapshot.fold) != (FORMAT, FOLD_VERSION):
@@ -149,6 +157,24 @@ def decode_state(text: str) -> SessionState:
         ended=snapshot.ended,
         disputes_until=snapshot.disputes_until,
     )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Hold off the cycle collector while a snapshot's objects are made.
+
+    A long session's state is tens of thousands of new objects, none of them in a cycle,
+    and every 700 of them would start a collection, now and then of the whole heap, that
+    walks them all again: on a 20,000-event session that was most of the decode
+    (docs/performance.md, W8). A collector that was off stays off.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _stored(roll: Roll) -> _StoredRoll:

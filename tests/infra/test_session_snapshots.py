@@ -7,6 +7,7 @@ match the log's head, comes from another fold, or does not decode is ignored.
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from diceledger.domain.session.state import (
 from diceledger.infra import sessions as sessions_module
 from diceledger.infra.codec import from_record
 from diceledger.infra.db import make_engine
-from diceledger.infra.snapshot_codec import decode_state, encode
+from diceledger.infra.snapshot_codec import SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshot_schema import session_snapshots
 from diceledger.infra.snapshots import SnapshotStore
 from diceledger.infra.store.memory import InMemoryEventStore
@@ -75,6 +76,23 @@ def test_a_snapshot_and_the_events_after_it_fold_to_the_replayed_state(
     assert restored == whole
     assert list(restored.rolls) == list(whole.rolls)  # the same rolls, in the same order
     assert encode(restored) == encode(whole)
+
+
+def test_reading_a_snapshot_leaves_the_cycle_collector_as_it_found_it() -> None:
+    store, session_id = played(3, 30)
+    text = encode(replayed(store, session_id))
+    assert gc.isenabled()
+    assert decode_state(text) == replayed(store, session_id)
+    assert gc.isenabled()
+    with pytest.raises(SnapshotUnreadableError):
+        decode_state(text.replace('"rolls":[', '"rolls":[7,', 1))
+    assert gc.isenabled()  # a refused snapshot turns it back on too
+    gc.disable()  # the host's choice is kept
+    try:
+        decode_state(text)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.fixture
