@@ -43,7 +43,6 @@ KNOWN_CROSSINGS: dict[str, set[str]] = {
     "web/context.py": {"diceledger.infra.live"},
     "web/lifespan.py": {"diceledger.infra.live"},
     "web/live.py": {"diceledger.infra.live"},
-    "web/routes/schema.py": {"diceledger.infra.event_schema"},
     "web/discord/answering.py": {"diceledger.infra.discord.api"},
     "web/discord/face.py": {"diceledger.infra.discord.api"},
     "web/discord/payload.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
