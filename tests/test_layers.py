@@ -38,7 +38,6 @@ SESSION_STATE = "diceledger.domain.session.state"
 KNOWN_CROSSINGS: dict[str, set[str]] = {
     "cli/context.py": {"diceledger.infra.keeper"},
     "cli/discord.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
-    "cli/transfer.py": {"diceledger.infra.exporting", "diceledger.infra.signed_exports"},
     "web/context.py": {"diceledger.infra.live"},
     "web/lifespan.py": {"diceledger.infra.live"},
     "web/live.py": {"diceledger.infra.live"},
