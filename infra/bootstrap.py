@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.discord import DiscordTables
+    from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.live import LiveUpdates
     from diceledger.infra.sessions import Appended
@@ -67,6 +68,13 @@ def bootstrap_server(
     access = AccessService(app, store, requests)
     discord = DiscordTables(app, access, BindingStore(engine))
     return ServerParts(app, access, requests, live, discord)
+
+
+def unannounced_live() -> Live:
+    """Return live updates no application announces to: streams read only on heartbeats."""
+    from diceledger.infra.live import LiveUpdates
+
+    return LiveUpdates()
 
 
 def in_memory() -> Application:

@@ -37,9 +37,6 @@ SESSION_STATE = "diceledger.domain.session.state"
 # a new crossing fails, and so does one listed here that has gone.
 KNOWN_CROSSINGS: dict[str, set[str]] = {
     "cli/discord.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
-    "web/context.py": {"diceledger.infra.live"},
-    "web/lifespan.py": {"diceledger.infra.live"},
-    "web/live.py": {"diceledger.infra.live"},
     "web/discord/answering.py": {"diceledger.infra.discord.api"},
     "web/discord/face.py": {"diceledger.infra.discord.api"},
     "web/discord/payload.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
