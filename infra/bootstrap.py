@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.discord import DiscordTables
+    from diceledger.infra.app.discord_calls import DiscordCalls
     from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.live import LiveUpdates
@@ -68,6 +69,13 @@ def bootstrap_server(
     access = AccessService(app, store, requests)
     discord = DiscordTables(app, access, BindingStore(engine))
     return ServerParts(app, access, requests, live, discord)
+
+
+def discord_api(base_url: str) -> DiscordCalls:
+    """Return the client of Discord's HTTP API at ``base_url``, over the standard library."""
+    from diceledger.infra.discord.api import DiscordApi, UrllibTransport
+
+    return DiscordApi(UrllibTransport(), base_url)
 
 
 def unannounced_live() -> Live:
