@@ -12,7 +12,7 @@ import click
 
 if TYPE_CHECKING:
     from diceledger.infra.app.application import Application
-    from diceledger.infra.keeper import CheckpointKeeper
+    from diceledger.infra.app.keeping import KeptCheckpoints
 
 
 def default_actor() -> str:
@@ -38,13 +38,11 @@ class AppContext:
             self._app = bootstrap(self.db_url)
         return self._app
 
-    def keeper(self) -> CheckpointKeeper:
+    def keeper(self) -> KeptCheckpoints:
         """Return where this user keeps the checkpoints commands answer with."""
-        from diceledger.infra.keeper import CheckpointKeeper
+        from diceledger.infra.app.keeping import KeptCheckpoints
 
-        return (
-            CheckpointKeeper.default() if self.kept_in is None else CheckpointKeeper(self.kept_in)
-        )
+        return KeptCheckpoints(self.kept_in)
 
 
 pass_app = click.make_pass_decorator(AppContext)

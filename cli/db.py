@@ -7,14 +7,7 @@ import json
 import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
-from diceledger.infra.db import (
-    current_revision,
-    head_revision,
-    make_engine,
-    resolve_url,
-    schema_status,
-    upgrade,
-)
+from diceledger.infra.app.database import SchemaReport, schema_report, upgrade_schema
 
 
 @click.group("db")
@@ -36,9 +29,7 @@ def upgrade_command(app: AppContext) -> None:
     Example:
       diceledger db upgrade
     """
-    url = resolve_url(app.db_url)
-    upgrade(url)
-    _report(app, url, "upgraded")
+    _report(app, upgrade_schema(app.db_url), "upgraded")
 
 
 @db.command("current")
@@ -51,7 +42,7 @@ def current_command(app: AppContext) -> None:
     Example:
       diceledger db current --json
     """
-    _report(app, resolve_url(app.db_url), None)
+    _report(app, schema_report(app.db_url), None)
 
 
 @db.command("adopt")
@@ -94,23 +85,16 @@ def adopt_command(app: AppContext, session_ids: tuple[str, ...], every: bool) ->
         click.echo(f"adopted {result.session_id}: {result.adopted} events signed")
 
 
-def _report(app: AppContext, url: str, action: str | None) -> None:
-    engine = make_engine(url)
-    try:
-        current = current_revision(engine)
-    finally:
-        engine.dispose()
-    head = head_revision()
+def _report(app: AppContext, report: SchemaReport, action: str | None) -> None:
     if app.json:
         document: dict[str, object] = {
-            "database": engine.url.render_as_string(hide_password=True),
-            "revision": current,
-            "head": head,
-            "is_head": current == head,
-            "status": schema_status(current),
+            "database": report.database,
+            "revision": report.revision,
+            "head": report.head,
+            "is_head": report.is_head,
+            "status": report.status,
         }
         click.echo(json.dumps(document))
         return
-    state = schema_status(current)
     prefix = f"{action}: " if action else ""
-    click.echo(f"{prefix}schema revision {current or 'none'} ({state})")
+    click.echo(f"{prefix}schema revision {report.revision or 'none'} ({report.status})")

@@ -8,8 +8,8 @@ import click
 
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json
-from diceledger.infra.discord.api import DEFAULT_API_URL, DiscordApi, UrllibTransport
-from diceledger.infra.discord.commands import COMMAND, SUBCOMMANDS, definitions
+from diceledger.infra.app.discord_calls import DEFAULT_API_URL
+from diceledger.infra.app.discord_commands import COMMAND, SUBCOMMANDS, definitions
 
 
 def _snowflake(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -81,8 +81,9 @@ def register(
     token = os.environ.get(token_env, "").strip()
     if not token:
         raise click.UsageError(f"set {token_env} to the application's bot token")
-    api = DiscordApi(UrllibTransport(), api_url)
-    registered = api.register_commands(app_id, token, commands, guild)
+    from diceledger.infra.bootstrap import discord_api
+
+    registered = discord_api(api_url).register_commands(app_id, token, commands, guild)
     if app.json:
         emit_json({"application_id": app_id, "guild_id": guild, "commands": registered})
         return

@@ -36,11 +36,8 @@ def export(app: AppContext, session_id: str, output: str) -> None:
     Example:
       diceledger --as gm export "$S" -o tomb.jsonl
     """
-    from diceledger.infra.exporting import write_lines
-    from diceledger.infra.signed_exports import proof_path, write_proof
-
-    exported = app.app().export(app.actor, session_id)
-    count = write_lines(exported.lines, output)
+    exported = app.app().export_file(app.actor, session_id, Path(output))
+    count = exported.events
     if not exported.ended:
         # Its seed stays in this store's vault: a copy imported elsewhere can be verified
         # and replayed, but no one can roll in it there.
@@ -52,10 +49,7 @@ def export(app: AppContext, session_id: str, output: str) -> None:
             ),
             err=True,
         )
-    proof = None
-    if exported.proof is not None:
-        proof = str(proof_path(output))
-        write_proof(exported.proof, proof)
+    proof = None if exported.proof is None else str(exported.proof)
     if app.json:
         emit_json(
             {
@@ -109,9 +103,7 @@ def import_(
       diceledger --as gm export "$S" -o tomb.jsonl
       diceledger --db "sqlite:///$PWD/club.sqlite" import tomb.jsonl
     """
-    from diceledger.infra.signed_exports import proof_path, read_proof
-
-    proof = read_proof(proof_file or proof_path(path))
+    proof = None if proof_file is None else Path(proof_file)
     imported = app.app().import_file(Path(path), proof, trusted, allow_unsigned)
     for session_id, note in imported.checkpoints:
         witness(app, session_id, note)

@@ -17,7 +17,6 @@ from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.verification import (
     CHECKED,
     Line,
-    Reader,
     Standing,
     Verdict,
     check_receipt,
@@ -104,7 +103,7 @@ def verify(
         _verify_receipt(app, Path(receipt_path), trusted)
         return
     claims = tuple(kept_claim(name, _text(Path(name))) for name in kept_files)
-    reader = Reader(trusted, claims, app.keeper())
+    reader = app.keeper().reader(trusted, claims)
     if path is not None:
         verdict = verify_export(path, proof_file, reader, _progress)
     else:
@@ -129,7 +128,7 @@ def _progress(records: Iterable[Line], count: int) -> Iterable[Line]:
 
 def _verify_receipt(app: AppContext, path: Path, trusted: tuple[VerifierKey, ...]) -> None:
     receipt = Receipt.parse(_text(path))
-    checked = check_receipt(receipt, Reader(trusted, (), app.keeper()))
+    checked = check_receipt(receipt, app.keeper().reader(trusted))
     signed = checked.verified.checkpoint
     records = checked.verified.records
     versions = [int(record["stream_version"]) for record in records]

@@ -1,6 +1,6 @@
 """Keep each checkpoint a command answers with, after checking it extends the kept one.
 
-The CLI keeps the latest checkpoint of every session it sees (``infra.keeper``). Each new
+The CLI keeps the latest checkpoint of every session it sees (``infra.app.keeping``). Each new
 one must be signed by a trusted key and extend the kept one by a consistency proof the
 store gives; when it does not, the command says so loudly on stderr and the kept
 checkpoint stays as evidence.
@@ -21,14 +21,8 @@ def witness(app: AppContext, session_id: str, note: str | None) -> bool:
     """Check and keep ``note``, the checkpoint an answer carried; warn and return False if bad."""
     if note is None:
         return True
-    application = app.app()
     try:
-        app.keeper().observe(
-            note,
-            application.proofs.trusted(),
-            lambda old, new: application.proofs.consistency(session_id, old, new).proof,
-            application.proofs.retired(),
-        )
+        app.keeper().witness(app.app(), session_id, note)
     except VerificationError as error:
         warn(str(error))
         warn("the checkpoint kept before stays as it was: keep it as evidence")

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
     from diceledger.infra.app.access import AccessService
     from diceledger.infra.app.discord import DiscordTables
+    from diceledger.infra.app.discord_calls import DiscordCalls
+    from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.live import LiveUpdates
     from diceledger.infra.sessions import Appended
@@ -67,6 +69,20 @@ def bootstrap_server(
     access = AccessService(app, store, requests)
     discord = DiscordTables(app, access, BindingStore(engine))
     return ServerParts(app, access, requests, live, discord)
+
+
+def discord_api(base_url: str) -> DiscordCalls:
+    """Return the client of Discord's HTTP API at ``base_url``, over the standard library."""
+    from diceledger.infra.discord.api import DiscordApi, UrllibTransport
+
+    return DiscordApi(UrllibTransport(), base_url)
+
+
+def unannounced_live() -> Live:
+    """Return live updates no application announces to: streams read only on heartbeats."""
+    from diceledger.infra.live import LiveUpdates
+
+    return LiveUpdates()
 
 
 def in_memory() -> Application:

@@ -32,22 +32,6 @@ FACE_DOORS = ("diceledger.infra.app", "diceledger.infra.bootstrap")
 # What a face never sees: the unfiltered session state. Each roll reaches a face as a
 # ShownRoll or a HiddenRoll, decided once for its viewer in infra/app/results.py.
 SESSION_STATE = "diceledger.domain.session.state"
-# Faces that still reach into infra/ past the application layer, and what they reach: each
-# crossing is to move behind infra.app (issue 26, items 5 and 8). The list may only shrink:
-# a new crossing fails, and so does one listed here that has gone.
-KNOWN_CROSSINGS: dict[str, set[str]] = {
-    "cli/context.py": {"diceledger.infra.keeper"},
-    "cli/db.py": {"diceledger.infra.db"},
-    "cli/discord.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
-    "cli/transfer.py": {"diceledger.infra.exporting", "diceledger.infra.signed_exports"},
-    "web/context.py": {"diceledger.infra.live"},
-    "web/lifespan.py": {"diceledger.infra.live"},
-    "web/live.py": {"diceledger.infra.live"},
-    "web/routes/schema.py": {"diceledger.infra.event_schema"},
-    "web/discord/answering.py": {"diceledger.infra.discord.api"},
-    "web/discord/face.py": {"diceledger.infra.discord.api"},
-    "web/discord/payload.py": {"diceledger.infra.discord.api", "diceledger.infra.discord.commands"},
-}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -130,8 +114,7 @@ def test_faces_reach_infra_only_through_the_application_layer_and_never_see_the_
         for path in sorted((ROOT / face).rglob("*.py"))
         if (found := face_crossings(path))
     }
-    assert crossings == KNOWN_CROSSINGS
-    assert not any(SESSION_STATE in found for found in crossings.values())
+    assert crossings == {}
 
 
 def test_face_check_catches_the_session_state_and_a_back_door(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from fastapi import Depends, Request
 
 from diceledger.infra.app.access import AccessService
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.feed import Live
 from diceledger.infra.app.idempotency import IdempotentRequests
-from diceledger.infra.live import LiveUpdates
+from diceledger.infra.bootstrap import unannounced_live
 from diceledger.web.discord.face import DiscordFace
 from diceledger.web.limits import Limits
 
@@ -36,7 +37,7 @@ class WebServices:
     settings: Settings = field(default_factory=Settings)
     limits: Limits = field(default_factory=Limits)
     # The application must announce its appends to this same object (bootstrap_server).
-    live: LiveUpdates = field(default_factory=LiveUpdates)
+    live: Live = field(default_factory=unannounced_live)
     discord: DiscordFace | None = None  # only when a Discord application is configured
 
 

@@ -16,7 +16,7 @@ from types import FrameType
 
 from fastapi import FastAPI
 
-from diceledger.infra.live import LiveUpdates
+from diceledger.infra.app.feed import Live
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -24,7 +24,7 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 @asynccontextmanager
 async def live_updates(app: FastAPI) -> AsyncIterator[None]:
     """Run the live updates of ``app``'s services for as long as the app runs."""
-    live: LiveUpdates = app.state.services.live
+    live: Live = app.state.services.live
     loop = asyncio.get_running_loop()
     live.start(loop)
     restore = _end_streams_on_signals(loop, live)
@@ -35,9 +35,7 @@ async def live_updates(app: FastAPI) -> AsyncIterator[None]:
         live.stop()
 
 
-def _end_streams_on_signals(
-    loop: asyncio.AbstractEventLoop, live: LiveUpdates
-) -> Callable[[], None]:
+def _end_streams_on_signals(loop: asyncio.AbstractEventLoop, live: Live) -> Callable[[], None]:
     # Only the main thread may set signal handlers; a server run in a thread (tests) is
     # stopped by its owner, who ends the streams with live.end_streams().
     if threading.current_thread() is not threading.main_thread():

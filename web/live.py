@@ -24,8 +24,7 @@ from starlette.types import Receive, Scope, Send
 
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.projections.feed import FeedItem
-from diceledger.infra.app.feed import SessionFeed
-from diceledger.infra.live import Wakeups
+from diceledger.infra.app.feed import SessionFeed, Wakeups
 
 LOG = logging.getLogger("diceledger.live")
 RETRY_MS = 2000  # how long a browser waits before reconnecting

@@ -28,6 +28,7 @@ from diceledger.domain.session.visibility import Viewer
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
     DisputeResult,
+    ExportFileResult,
     ExportResult,
     ImportResult,
     LuckResult,
@@ -54,7 +55,6 @@ from diceledger.infra.store.port import EventStore
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from diceledger.domain.export_proof import ExportProof
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
     from diceledger.infra.app.feed import SessionFeed
@@ -384,21 +384,36 @@ class Application:
         proof = self.proofs.export_proof(session_id, version)
         return ExportResult(session_id, version, ended, lines, proof)
 
+    def export_file(self, viewer: str, session_id: str, output: Path) -> ExportFileResult:
+        """Write a session's export to ``output`` and its proof beside it, FILE.proof.json."""
+        from diceledger.infra.exporting import write_lines
+        from diceledger.infra.signed_exports import proof_path, write_proof
+
+        exported = self.export(viewer, session_id)
+        count = write_lines(exported.lines, output)
+        proof = None
+        if exported.proof is not None:
+            proof = proof_path(output)
+            write_proof(exported.proof, proof)
+        return ExportFileResult(session_id, count, exported.ended, proof)
+
     def import_file(
         self,
         path: Path,
-        proof: ExportProof | None = None,
+        proof_file: Path | None = None,
         trusted: Sequence[VerifierKey] = (),
         allow_unsigned: bool = False,
     ) -> ImportResult:
         """Append an export's events to this store, after verifying every session in it.
 
-        Each session must come with a checkpoint in ``proof`` signed by a key this store
-        trusts (its own, or one of ``trusted``) and heading exactly the file's events; a
-        session new to the store may come without one when ``allow_unsigned`` says so.
+        Each session must come with a checkpoint in the proof at ``proof_file`` (default:
+        FILE.proof.json beside the export) signed by a key this store trusts (its own, or
+        one of ``trusted``) and heading exactly the file's events; a session new to the
+        store may come without one when ``allow_unsigned`` says so.
         """
-        from diceledger.infra.signed_exports import import_signed
+        from diceledger.infra.signed_exports import import_signed, proof_path, read_proof
 
+        proof = read_proof(proof_file or proof_path(path))
         keys = (*self.proofs.trusted(), *trusted)
         retired = self.proofs.retired()
         done = import_signed(self._store, self._ledger, path, proof, keys, allow_unsigned, retired)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from diceledger.domain.dice.request import RerollScope
@@ -273,6 +274,16 @@ class ExportResult:
     ended: bool  # an open session's seed stays in this store
     lines: Iterator[str]
     proof: ExportProof | None = None  # the signed checkpoint of exactly these events
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFileResult:
+    """An export written to a file, and where its proof went (None: no checkpoint yet)."""
+
+    session_id: str
+    events: int
+    ended: bool  # an open session's seed stays in this store
+    proof: Path | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,8 @@ from typing import IO, Protocol
 from diceledger.domain import __version__
 from diceledger.domain.errors import RemoteServiceError
 from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.infra.app.discord_calls import DEFAULT_API_URL, InteractionHandle
 
-DEFAULT_API_URL = "https://discord.com/api/v10"
 USER_AGENT = f"DiscordBot (diceledger, {__version__})"
 TIMEOUT_SECONDS = 10.0
 
@@ -82,17 +82,8 @@ class UrllibTransport:
             raise RemoteServiceError(f"Discord could not be reached: {reason}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class InteractionHandle:
-    """What answering an interaction later needs: the application and the interaction token."""
-
-    application_id: str
-    token: str
-    interaction_id: str  # for messages about it; the token is never shown
-
-
 class DiscordApi:
-    """Discord's HTTP API, as far as diceledger uses it."""
+    """Discord's HTTP API, as far as diceledger uses it (the DiscordCalls of infra/app)."""
 
     def __init__(self, transport: Transport, base_url: str = DEFAULT_API_URL) -> None:
         self._transport = transport

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 
 from diceledger.cli.main import cli
 from diceledger.conformance import INDEX, corpus_folder
-from diceledger.infra.event_schema import events_schema
+from diceledger.infra.app.event_schema import events_schema
 from tests.conformance.corpus import FOLDER, files
 
 CASES: list[dict[str, Any]] = json.loads((FOLDER / INDEX).read_text())["cases"]

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Engine
 
 from diceledger.infra.bootstrap import bootstrap_server
 from diceledger.infra.db import make_engine
-from diceledger.infra.discord.api import HttpAnswer
+from diceledger.infra.discord.api import DiscordApi, HttpAnswer
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.web.app import build_app
 from diceledger.web.context import WebServices
@@ -188,7 +188,8 @@ def build_table(
         defer_after,
         rolls_per_minute,
     )
-    face = build_discord(settings, parts.app, parts.discord, parts.requests, webhooks)
+    api = DiscordApi(webhooks, settings.api_url)
+    face = build_discord(settings, parts.app, parts.discord, parts.requests, api)
     services = WebServices(parts.app, parts.access, parts.requests, discord=face)
     client = TestClient(build_app(services))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from diceledger.domain.errors import RemoteServiceError
-from diceledger.infra.discord.api import DiscordApi, InteractionHandle, UrllibTransport
+from diceledger.infra.app.discord_calls import InteractionHandle
+from diceledger.infra.discord.api import DiscordApi, UrllibTransport
 from tests.discord.fake_api import fake_discord_api
 
 HANDLE = InteractionHandle("111", "the-interaction-token", "222")

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from diceledger.domain.json import JsonObject, JsonValue
-from diceledger.infra.discord.commands import SUBCOMMANDS, OptionType, definitions, subcommand
+from diceledger.infra.app.discord_commands import SUBCOMMANDS, OptionType, definitions, subcommand
 from diceledger.web.discord.actions import ACTIONS, PRIVATE_ANSWERS, SECRET_ANSWERS
 
 NAME = re.compile(r"^[-_a-z0-9]{1,32}$")  # lowercase, as Discord requires of slash commands

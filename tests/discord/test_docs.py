@@ -56,7 +56,7 @@ def test_the_documented_requests_get_the_documented_answers(
 
 
 def test_the_documented_endpoint_and_variables_are_the_codes() -> None:
-    from diceledger.infra.discord.api import DEFAULT_API_URL
+    from diceledger.infra.app.discord_calls import DEFAULT_API_URL
     from diceledger.web.discord import face
     from diceledger.web.discord.signature import MAX_AGE_SECONDS
 

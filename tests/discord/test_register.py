@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
-from diceledger.infra.discord.commands import definitions
+from diceledger.infra.app.discord_commands import definitions
 from tests.discord.fake_api import fake_discord_api
 
 APP_ID = "123456789012345678"

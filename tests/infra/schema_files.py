@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from diceledger.infra.event_schema import events_schema_text, schema_fingerprints
+from diceledger.infra.app.event_schema import events_schema_text, schema_fingerprints
 
 FOLDER = Path(__file__).resolve().parents[2] / "docs" / "schema"
 SCHEMA_FILE = FOLDER / "events.schema.json"

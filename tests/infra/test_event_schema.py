@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.events import EVENT_TYPES
+from diceledger.infra.app.event_schema import events_schema, events_schema_text, schema_fingerprints
 from diceledger.infra.codec import OLDER_SHAPES, UPCASTERS, decode
-from diceledger.infra.event_schema import events_schema, events_schema_text, schema_fingerprints
 from diceledger.infra.exporting import export_line, read_export
 from diceledger.infra.store.memory import InMemoryEventStore
 from tests.documents import object_at

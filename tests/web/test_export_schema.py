@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from diceledger.infra.event_schema import events_schema
+from diceledger.infra.app.event_schema import events_schema
 from tests.web.sessions import event_types, play_session
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from diceledger.domain.dice.request import RollKind
-from diceledger.infra.discord.commands import definitions
+from diceledger.infra.app.discord_commands import definitions
 from tests.api.conftest import Api, build_api, open_table
 from tests.web.browser import run_module
 

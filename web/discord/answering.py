@@ -24,8 +24,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
 from diceledger.domain.errors import DiceledgerError
+from diceledger.infra.app.discord_calls import DiscordCalls
 from diceledger.infra.app.idempotency import Answer, IdempotentRequests
-from diceledger.infra.discord.api import DiscordApi
 from diceledger.web.discord.actions import (
     DICE_ANSWERS,
     SECRET_ANSWERS,
@@ -60,7 +60,7 @@ class Answerer:
         self,
         actions: TableActions,
         requests: IdempotentRequests,
-        api: DiscordApi,
+        api: DiscordCalls,
         defer_after: float = DEFAULT_DEFER_AFTER,
         rolls_per_minute: int = DEFAULT_ROLLS_PER_MINUTE,
         limits: Limits | None = None,

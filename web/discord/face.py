@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.discord import DiscordTables
+from diceledger.infra.app.discord_calls import DEFAULT_API_URL, DiscordCalls
 from diceledger.infra.app.idempotency import IdempotentRequests
-from diceledger.infra.bootstrap import ServerParts
-from diceledger.infra.discord.api import DEFAULT_API_URL, DiscordApi, Transport, UrllibTransport
+from diceledger.infra.bootstrap import ServerParts, discord_api
 from diceledger.web.discord.actions import TableActions
 from diceledger.web.discord.answering import (
     DEFAULT_DEFER_AFTER,
@@ -78,11 +78,11 @@ def build_discord(
     app: Application,
     tables: DiscordTables,
     requests: IdempotentRequests,
-    transport: Transport | None = None,
+    api: DiscordCalls | None = None,
     signatures: SignatureCheck | None = None,
 ) -> DiscordFace:
-    """Wire the Discord face; tests hand in a fake transport and a clocked check."""
-    api = DiscordApi(transport or UrllibTransport(), settings.api_url)
+    """Wire the Discord face; tests hand in an API on a fake transport and a clocked check."""
+    api = api or discord_api(settings.api_url)
     actions = TableActions(app, tables, Links(settings.public_url))
     return DiscordFace(
         signatures or SignatureCheck(public_key(settings.public_key)),

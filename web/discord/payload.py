@@ -16,8 +16,8 @@ from enum import IntEnum
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.json import JsonValue
 from diceledger.infra.app.discord import DiscordUser
-from diceledger.infra.discord.api import InteractionHandle
-from diceledger.infra.discord.commands import COMMAND, OptionType, Subcommand, subcommand
+from diceledger.infra.app.discord_calls import InteractionHandle
+from diceledger.infra.app.discord_commands import COMMAND, OptionType, Subcommand, subcommand
 
 OptionValue = str | int | bool
 SNOWFLAKE_DIGITS = 20

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from diceledger.infra.event_schema import MEDIA_TYPE, events_schema_text
+from diceledger.infra.app.event_schema import MEDIA_TYPE, events_schema_text
 from diceledger.web.openapi import FAILS, also_answers, answers
 
 router = APIRouter(tags=["schema"])

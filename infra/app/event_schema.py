@@ -1,4 +1,5 @@
-"""The published schema of the session log: every event type at every version still read."""
+"""The published schema of the session log, every event type at every version still read: a
+query any face answers (the API serves it, the docs commit it)."""
 
 from __future__ import annotations
 
