@@ -133,3 +133,34 @@ def test_the_roll_limit_counts_per_member_not_per_token(limited: Api) -> None:
     assert refused.status_code == 429
     assert "at most 3 rolls" in refused.json()["detail"]
     assert limited.roll(table.sid, table.bob, CHECK).status_code == 201
+
+
+def test_the_not_signed_in_page_tells_both_ways_back_in(api: Api, table: Table) -> None:
+    stranger = TestClient(api.client.app)
+    page = stranger.get(f"/s/{table.sid}")
+    assert page.status_code == 401
+    assert "Sign in on another device" in page.text  # from a device still signed in
+    assert "sign-in link for you" in page.text  # or from the GM, with no device left
+    assert "under a name not taken yet" not in page.text
+
+
+def test_the_gm_panel_offers_a_sign_in_link_for_each_other_member(api: Api, table: Table) -> None:
+    gm_browser = signed_in_by_page(api, new_link(api, table, table.gm))
+    panel = gm_browser.get(f"/s/{table.sid}/gm").text
+    for name in ("ann", "bob"):
+        assert f'aria-label="Make a sign-in link for {name}">Sign-in link</button>' in panel
+    assert "Make a sign-in link for mira" not in panel
+
+
+def test_the_table_explains_the_device_cap_and_lists_devices(api: Api, table: Table) -> None:
+    page = signed_in_by_page(api, new_link(api, table, table.ann)).get(f"/s/{table.sid}").text
+    assert "signed in on 5 devices at once" in page
+    assert 'id="show-devices"' in page
+
+
+def new_link(api: Api, table: Table, token: str) -> str:
+    """Return a sign-in path the token's member made for themself."""
+    path: str = api.post(f"/api/v1/sessions/{table.sid}/sign-in-codes", token).json()[
+        "sign_in_path"
+    ]
+    return path
