@@ -31,8 +31,8 @@ from diceledger.web.problems import (
     problem_for,
     problem_response,
 )
-from diceledger.web.routes import discord as discord_routes
 from diceledger.web.routes import (
+    devices,
     disputes,
     events,
     members,
@@ -45,6 +45,7 @@ from diceledger.web.routes import (
     session_pages,
     sessions,
 )
+from diceledger.web.routes import discord as discord_routes
 from diceledger.web.security import SecurityHeaders
 from diceledger.web.static_files import STATIC_DIR
 
@@ -67,7 +68,7 @@ def build_app(services: WebServices) -> FastAPI:
     )
     app.state.services = services
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
-    api = (sessions, rolls, disputes, reads, events, members, proofs, service, schema)
+    api = (sessions, rolls, disputes, reads, events, members, devices, proofs, service, schema)
     for module in (*api, discord_routes, pages, session_pages):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Callable
 
 from diceledger.domain.errors import DiceledgerError
+from diceledger.infra.app.access import Credential
 
 WINDOW_SECONDS = 60.0
 
@@ -18,6 +19,16 @@ class RateLimitedError(DiceledgerError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+def per_member(what: str, credential: Credential) -> str:
+    """Return the key that counts ``what`` for the credential's member, whichever device.
+
+    A member holds a token per device; counting per token would give each device a
+    budget of its own. The session's length prefixes it, so no two pairs share a key.
+    """
+    session_id = credential.session_id
+    return f"{what}:{len(session_id)}:{session_id}:{credential.member}"
 
 
 class Limits:
@@ -47,7 +58,7 @@ class Limits:
         """Count one more open stream for ``key``, or refuse it past ``most``."""
         with self._lock:
             if self._open.get(key, 0) >= most:
-                raise RateLimitedError(f"at most {most} live streams at once per token", 5)
+                raise RateLimitedError(f"at most {most} live streams at once per member", 5)
             self._open[key] = self._open.get(key, 0) + 1
 
     def close_stream(self, key: str) -> None:

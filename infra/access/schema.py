@@ -15,6 +15,8 @@ member_tokens = sa.Table(
     sa.Column("member", sa.Text(), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    # A device signed out (by its member, or pushed out by a newer one); no revocation.
+    sa.Column("signed_out_at", sa.DateTime(timezone=True), nullable=True),
 )
 
 invites = sa.Table(

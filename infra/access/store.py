@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -23,6 +23,15 @@ class TokenRecord:
     session_id: str
     member: str
     revoked: bool
+    signed_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRecord:
+    """A member's live token, as a device they are signed in on."""
+
+    token_id: str
+    signed_in_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +80,70 @@ class AccessStore:
             row = connection.execute(query).first()
         if row is None:
             return None
-        return TokenRecord(row.token_id, row.session_id, row.member, row.revoked_at is not None)
+        revoked, signed_out = row.revoked_at is not None, row.signed_out_at is not None
+        return TokenRecord(row.token_id, row.session_id, row.member, revoked, signed_out)
+
+    def lock_devices(self, session_id: str, member: str) -> None:
+        """Lock a member's live tokens until the transaction ends (PostgreSQL).
+
+        Two sign-ins at once then count each other's new token: the second waits for the
+        first, and neither leaves the member more live tokens than they may hold.
+        """
+        query = sa.select(member_tokens.c.token_id).where(self._live(session_id, member))
+        with self._writing() as connection:
+            connection.execute(query.with_for_update())
+
+    def keep_newest(self, session_id: str, member: str, most: int, now: datetime) -> int:
+        """Sign out a member's live tokens beyond their ``most`` newest; return how many."""
+        newest = (
+            sa.select(member_tokens.c.token_id)
+            .where(self._live(session_id, member))
+            .order_by(member_tokens.c.created_at.desc(), member_tokens.c.token_id.desc())
+            .limit(most)
+        )
+        query = (
+            member_tokens.update()
+            .where(self._live(session_id, member))
+            .where(member_tokens.c.token_id.not_in(newest.scalar_subquery()))
+            .values(signed_out_at=now)
+        )
+        with self._writing() as connection:
+            return connection.execute(query).rowcount
+
+    def devices(self, session_id: str, member: str) -> list[DeviceRecord]:
+        """Return a member's live tokens, oldest first."""
+        query = (
+            sa.select(member_tokens.c.token_id, member_tokens.c.created_at)
+            .where(self._live(session_id, member))
+            .order_by(member_tokens.c.created_at, member_tokens.c.token_id)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            rows = connection.execute(query).all()
+        # SQLite gives the moment back without its zone; it was written in UTC.
+        return [
+            DeviceRecord(row.token_id, row.created_at.replace(tzinfo=row.created_at.tzinfo or UTC))
+            for row in rows
+        ]
+
+    def sign_out(self, session_id: str, member: str, token_id: str, now: datetime) -> bool:
+        """Sign out one live token of a member; tell whether there was one."""
+        query = (
+            member_tokens.update()
+            .where(self._live(session_id, member))
+            .where(member_tokens.c.token_id == token_id)
+            .values(signed_out_at=now)
+        )
+        with self._writing() as connection:
+            return connection.execute(query).rowcount == 1
+
+    @staticmethod
+    def _live(session_id: str, member: str) -> sa.ColumnElement[bool]:
+        return sa.and_(
+            member_tokens.c.session_id == session_id,
+            member_tokens.c.member == member,
+            member_tokens.c.revoked_at.is_(None),
+            member_tokens.c.signed_out_at.is_(None),
+        )
 
     def revoke_member(self, session_id: str, member: str, now: datetime) -> int:
         """Revoke every live token of a member; return how many."""
@@ -102,6 +174,7 @@ class AccessStore:
             sa.select(member_tokens.c.member, sa.func.count())
             .where(member_tokens.c.session_id == session_id)
             .where(member_tokens.c.revoked_at.is_(None))
+            .where(member_tokens.c.signed_out_at.is_(None))
             .group_by(member_tokens.c.member)
         )
         with translate_errors(self._engine.url), self._engine.connect() as connection:

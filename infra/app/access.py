@@ -38,6 +38,7 @@ from diceledger.infra.store.port import Clock, utc_now
 DEFAULT_INVITE_TTL = timedelta(hours=24)
 MAX_INVITE_TTL = timedelta(days=7)
 SIGN_IN_TTL = timedelta(hours=24)
+MOST_DEVICES = 5  # live tokens per member: one more signs out the oldest
 UNUSABLE_CODE = "the invite code is unknown, used or expired"
 UNUSABLE_SIGN_IN = "the sign-in code is unknown, used or expired"
 
@@ -77,6 +78,15 @@ class Joined:
     role: str
     token: str
     checkpoint: str | None = None  # the signed checkpoint after the join
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A device a member is signed in on (one live token), and whether it is the caller's."""
+
+    device_id: str
+    signed_in_at: datetime
+    this_device: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +131,10 @@ class AccessService:
             raise UnauthenticatedError("the token is not one this server issued")
         if record.revoked:
             raise UnauthenticatedError("the token was revoked by a GM of its session")
+        if record.signed_out:
+            raise UnauthenticatedError(
+                "this device was signed out; sign in again with a sign-in link"
+            )
         return Credential(record.token_id, record.session_id, record.member)
 
     def in_session(self, credential: Credential, session_id: str) -> Credential:
@@ -183,6 +197,35 @@ class AccessService:
         what is hashed) tells it from an invite, so neither can be redeemed as the other.
         """
         return self._new_code(new_sign_in_code(), credential, ttl)
+
+    def sign_in_code_for(
+        self, credential: Credential, member: str, ttl: timedelta = SIGN_IN_TTL
+    ) -> Invite:
+        """Create a single-use code that signs ``member`` in (GM only): a way back in.
+
+        The code is kept as the member's own, so it dies with their tokens like one they
+        made; a member the GM revoked gets none.
+        """
+        self._require_gm(credential, "make a sign-in link for a member")
+        if member not in self._app.members(credential.session_id):
+            raise unknown_member(member, credential.session_id)
+        if self._store.was_revoked(credential.session_id, member):
+            raise PermissionDeniedError(f"{member}'s tokens were revoked: no sign-in link")
+        as_member = Credential(credential.token_id, credential.session_id, member)
+        return self._new_code(new_sign_in_code(), as_member, ttl)
+
+    def devices(self, credential: Credential) -> list[Device]:
+        """List the devices the caller's member is signed in on, oldest first."""
+        return [
+            Device(found.token_id, found.signed_in_at, found.token_id == credential.token_id)
+            for found in self._store.devices(credential.session_id, credential.member)
+        ]
+
+    def sign_out(self, credential: Credential, device_id: str) -> None:
+        """Sign out one of the caller's own devices (this one too); refuse anyone else's."""
+        now = self._clock()
+        if not self._store.sign_out(credential.session_id, credential.member, device_id, now):
+            raise NotFoundError(f"you are signed in on no device '{device_id}'")
 
     def as_owner(self, session_id: str, member: str) -> Credential:
         """Return a credential for any member, for the store's owner alone.
@@ -304,7 +347,11 @@ class AccessService:
     def _issue(self, session_id: str, member: str) -> str:
         token = new_token()
         token_id = str(uuid.uuid4())
-        self._store.add_token(token_id, secret_hash(token), session_id, member, self._clock())
+        now = self._clock()
+        with self._store.transaction():
+            self._store.lock_devices(session_id, member)
+            self._store.add_token(token_id, secret_hash(token), session_id, member, now)
+            self._store.keep_newest(session_id, member, MOST_DEVICES, now)
         return token
 
 

@@ -62,6 +62,7 @@ def code_of(scene: Scene, row: Row, caller: Caller) -> str:
     if "/join/" in row.path:
         return scene.invite()
     member = caller if caller.is_member else Caller.PLAYER
+    scene.sign_out_others(member)  # five sign-ins would sign out the scene's own token
     made = scene.api.post(f"/api/v1/sessions/{scene.sid}/sign-in-codes", scene.tokens[member])
     assert made.status_code == 201, made.text
     path: str = made.json()["sign_in_path"]

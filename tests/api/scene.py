@@ -101,6 +101,34 @@ class Scene:
         self.minted.append(joined.json()["player_token"])
         return name
 
+    def device(self, caller: Caller) -> str:
+        """Return the id of a device ``caller`` is signed in on, besides their first.
+
+        The member makes a sign-in code and spends it, as a second browser would.
+        """
+        made = self.api.post(f"/api/v1/sessions/{self.sid}/sign-in-codes", self.tokens[caller])
+        assert made.status_code == 201, made.text
+        token = self.api.services.access.sign_in(made.json()["sign_in_path"][len("/sign-in/") :])
+        self.minted.append(token.token)
+        devices = self.api.get(f"/api/v1/sessions/{self.sid}/devices", token.token).json()
+        device_id: str = next(d["device_id"] for d in devices["devices"] if d["this_device"])
+        return device_id
+
+    def first_device(self, caller: Caller) -> str:
+        """Return the id of the device ``caller`` first signed in on (their scene token)."""
+        devices = self.api.get(f"/api/v1/sessions/{self.sid}/devices", self.tokens[caller]).json()
+        device_id: str = devices["devices"][0]["device_id"]
+        return device_id
+
+    def sign_out_others(self, caller: Caller) -> None:
+        """Sign out every device of ``caller`` but the one of their scene token."""
+        devices = f"/api/v1/sessions/{self.sid}/devices"
+        token = self.tokens[caller]
+        for device in self.api.get(devices, token).json()["devices"]:
+            if not device["this_device"]:
+                path = f"{devices}/{device['device_id']}/sign-out"
+                assert self.api.post(path, token).status_code == 200
+
     def roll(self, caller: Caller, body: dict[str, Any]) -> int:
         """Roll as ``caller``; return the roll's id."""
         token = self.tokens[caller]

@@ -129,6 +129,11 @@ PREPARE: dict[tuple[str, str], Prepare] = {
     ),
     ("POST", SESSION + "/members/{name}/co-gm"): _new_name,
     ("POST", SESSION + "/members/{name}/revoke"): _new_name,
+    ("POST", SESSION + "/members/{name}/sign-in-codes"): lambda s, c: Call({"name": "ann"}),
+    # A member signs out a second device of their own; anyone else tries the player's first.
+    ("POST", SESSION + "/devices/{device_id}/sign-out"): lambda s, c: Call(
+        {"device_id": s.device(c) if c.is_member else s.first_device(Caller.PLAYER)}
+    ),
     ("POST", SESSION + "/rolls"): lambda s, c: Call(body=CHECK),
     ("GET", ROLL): lambda s, c: Call({"roll_id": s.visible_roll}),
     ("POST", ROLL + "/reroll"): lambda s, c: Call(

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from diceledger.web.auth import cookie_name
 from diceledger.web.context import Settings
 from tests.api.live import (
     MOST_LINES,
@@ -250,6 +251,30 @@ def test_streams_past_the_limit_of_a_token_are_refused_with_429(start: Start) ->
             break
         time.sleep(0.05)
     assert statuses == [200, 200]
+
+
+def second_device(client: Client, table: Table, token: str) -> str:
+    """Sign the token's member in on a second browser by a sign-in link; return its token."""
+    made = client.post(f"/api/v1/sessions/{table.sid}/sign-in-codes", token).json()
+    path = made["sign_in_path"]
+    page = client.http.get(path).text
+    form_token = page.split('name="form_token" value="', 1)[1].split('"', 1)[0]
+    signed_in = client.http.post(path, data={"form_token": form_token}, follow_redirects=False)
+    assert signed_in.status_code == 303, signed_in.text
+    device: str = signed_in.cookies[cookie_name(table.sid)]
+    client.http.cookies.clear()
+    return device
+
+
+def test_the_stream_limit_counts_a_members_devices_together(start: Start) -> None:
+    client, table = start(Settings(heartbeat_seconds=0.3, streams_per_token=1))
+    phone = second_device(client, table, table.ann)
+    with client.stream(table.sid, table.ann) as laptop:
+        laptop.next()
+        with client.stream(table.sid, phone) as second:
+            assert second.response.status_code == 429  # read before the body: a 200 never ends
+            second.response.read()
+            assert "at most 1 live streams at once per member" in second.response.json()["detail"]
 
 
 def test_the_stream_refuses_a_missing_bad_or_other_sessions_token(start: Start) -> None:

@@ -166,3 +166,38 @@ def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
     ann.wait_roll(1, "Rolled again as #2")
     assert not ann.all("#replace-1")  # once is all the rules allow
     gm.wait_roll(2, "Rolls again #1")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_gm_signs_a_player_back_in_and_the_player_signs_a_device_out(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))
+
+    gm.open(f"/s/{gm.session_id}/gm")
+    gm.click('button[data-action="sign-in-for"][data-name="ann"]')
+    gm.until(lambda: gm.all("#sign-in-links input"), "ann's sign-in link")
+    assert "Sign-in link for ann" in gm.text("#sign-in-links")
+    link = str(gm.find("#sign-in-links input").get_attribute("value"))
+
+    phone = Person("ann", open_browser(width=width, height=height), server.url)
+    phone.driver.get(link)
+    phone.click("form button[type=submit]")
+    phone.until(lambda: "/s/" in phone.driver.current_url, "the table")
+    phone.wait_log_loaded()
+    assert "Signed in as ann" in phone.text(".signed-in")
+
+    phone.click("#devices > summary")
+    phone.click("#show-devices")
+    phone.until(lambda: len(phone.all("#device-list li")) == 2, "ann's two devices")
+    assert "(this device)" in phone.text("#device-list")
+    phone.click("#device-list li:first-child button")  # the oldest: the first browser
+    phone.until(lambda: len(phone.all("#device-list li")) == 1, "one device left")
+    assert "(this device)" in phone.text("#device-list")
+
+    ann.open(f"/s/{gm.session_id}")  # the first browser, signed out from the phone
+    assert "You are not signed in here" in ann.text("main")

@@ -14,6 +14,7 @@ from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.domain.signed_note import SignedNote
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
+from diceledger.web.limits import per_member
 from diceledger.web.live import EventStream, SignedHead, StreamPlan
 from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers
 from diceledger.web.schemas import AS_WRITTEN
@@ -53,7 +54,7 @@ async def events(
     """
     resume = _last_event_id(request)
     feed = await run_in_threadpool(web.app.follow, member.member, session_id)
-    slot = f"streams:{member.token_id}"
+    slot = per_member("streams", member)
     web.limits.open_stream(slot, web.settings.streams_per_token)
     plan = StreamPlan(
         session_id,

@@ -1,10 +1,11 @@
-"""Members, for the GM: list them, revoke a member's tokens, make a player a co-GM."""
+"""Members, for the GM: list them, sign one in, revoke their tokens, make a player a co-GM."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Path
 from starlette.responses import Response
 
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonValue
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
@@ -35,6 +36,23 @@ def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> 
     """Revoke every token of a member (GM); they keep their place in the log."""
     revoked = web.access.revoke(member, name)
     return answer({"session_id": session_id, "name": name, "revoked_tokens": revoked})
+
+
+@router.post("/{name:path}/sign-in-codes", status_code=201, responses=answers(BODY, COMMAND))
+def create_sign_in_code(
+    session_id: str, member: Member, web: Services, name: str = NAME
+) -> Response:
+    """Create a one-time link that signs a member in (GM): their way back in (shown once)."""
+    made = web.access.sign_in_code_for(member, name)
+    return answer(
+        {
+            "session_id": session_id,
+            "name": name,
+            "sign_in_path": f"/sign-in/{made.code}",
+            "expires_at": format_timestamp(made.expires_at),
+        },
+        201,
+    )
 
 
 @router.post("/{name:path}/co-gm", responses=answers(BODY, COMMAND))

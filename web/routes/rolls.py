@@ -7,11 +7,13 @@ from starlette.responses import Response
 
 from diceledger.domain.json import JsonObject
 from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.access import Credential
 from diceledger.infra.app.results import RollResult
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import run_once
+from diceledger.web.limits import per_member
 from diceledger.web.openapi import (
     BODY,
     COMMAND,
@@ -37,8 +39,8 @@ def roll_json(result: RollResult) -> JsonObject:
     return {**result.view, "checkpoint": result.checkpoint}
 
 
-def _draws(web: WebServices, token_id: str) -> None:
-    web.limits.use(f"rolls:{token_id}", web.settings.rolls_per_minute, "rolls")
+def _draws(web: WebServices, member: Credential) -> None:
+    web.limits.use(per_member("rolls", member), web.settings.rolls_per_minute, "rolls")
 
 
 @router.post(
@@ -51,7 +53,7 @@ def request_roll(
     session_id: str, body: RollBody, member: Member, request: Request, web: Services
 ) -> Response:
     """Roll: a plain roll, a check, a save or an opposed check (Idempotency-Key required)."""
-    _draws(web, member.token_id)
+    _draws(web, member)
 
     def rolled() -> JsonObject:
         command = body.command(member.member)
@@ -80,7 +82,7 @@ def reroll(
     web: Services,
 ) -> Response:
     """Spend rerolls on chosen dice of a roll awaiting them (Idempotency-Key required)."""
-    _draws(web, member.token_id)
+    _draws(web, member)
     faces = None if body.faces is None else tuple(body.faces)
     command = cmd.Reroll(roll_id, tuple(body.dice), faces)
 

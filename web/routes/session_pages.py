@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from diceledger.infra.app.access import MOST_DEVICES
 from diceledger.infra.app.results import Moment
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
@@ -29,7 +30,7 @@ router = APIRouter(prefix="/s/{session_id}", tags=["pages"], include_in_schema=F
 def table(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show the table: the roll form, the live log and the members."""
     session = page_session(web.app.session(member.member, session_id))
-    return render(request, "table.html", {"session": session})
+    return render(request, "table.html", {"session": session, "most_devices": MOST_DEVICES})
 
 
 @router.get("/gm")

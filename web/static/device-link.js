@@ -1,10 +1,12 @@
 // "Sign in on another device", on the table for every member: a one-time sign-in link for
 // this member, to open on their phone or another browser (the way back in after a lost
-// cookie, without the GM).
+// cookie, without the GM); and the member's own devices, each of which they can sign out.
 
 import { ApiError, call, randomKey } from "./api.js";
 import { clearError, showError } from "./field-errors.js";
+import { el } from "./dice-view.js";
 import { copyLink, linkItem } from "./link-list.js";
+import { localTime } from "./times.js";
 
 const section = document.getElementById("devices");
 const api = document.getElementById("table").dataset.api;
@@ -25,7 +27,38 @@ button.addEventListener("click", async () => {
   }
 });
 
-section.addEventListener("click", (event) => {
+const shown = document.getElementById("show-devices");
+const list = document.getElementById("device-list");
+
+async function showDevices() {
+  clearError(shown);
+  try {
+    const listed = await call("GET", `${api}/devices`);
+    list.replaceChildren(...listed.devices.map((device) => el("li", {},
+      `Signed in ${localTime(device.signed_in_at)}${device.this_device ? " (this device)" : ""} `,
+      el("button", { type: "button", "data-sign-out": device.device_id },
+        device.this_device ? "Sign out here" : "Sign out"))));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showError(shown, error.message);
+  }
+}
+
+shown.addEventListener("click", showDevices);
+
+section.addEventListener("click", async (event) => {
   const copy = event.target.closest("[data-copy]");
   if (copy !== null) copyLink(copy);
+  const signOut = event.target.closest("[data-sign-out]");
+  if (signOut === null) return;
+  clearError(signOut);
+  try {
+    await call("POST", `${api}/devices/${encodeURIComponent(signOut.dataset.signOut)}/sign-out`,
+      { idempotencyKey: randomKey(16) });
+    if (signOut.textContent === "Sign out here") window.location.reload();
+    else await showDevices();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showError(signOut, error.message);
+  }
 });

@@ -1,5 +1,5 @@
-// The GM panel: create invite and sign-in links to copy, revoke members or make them
-// co-GMs, rule on disputes, reveal the seed, end the session. Every answer or refusal is
+// The GM panel: create invite and sign-in links (the GM's own, or any member's) to copy,
+// revoke members or make them co-GMs, rule on disputes, reveal the seed, end the session. Every answer or refusal is
 // shown next to the control that asked. The live stream keeps the members, the seeds and
 // a badge per open dispute current.
 
@@ -36,6 +36,12 @@ const actions = {
   async "sign-in"(button) {
     const made = await post(button, `${api}/sign-in-codes`);
     if (made) linkItem(document.getElementById("sign-in-links"), made.sign_in_path, `Your sign-in link (one use, until ${localTime(made.expires_at)})`);
+  },
+  // A member's way back in when no device of theirs is signed in: a link to hand them.
+  async "sign-in-for"(button) {
+    const name = button.dataset.name;
+    const made = await post(button, `${api}/members/${encodeURIComponent(name)}/sign-in-codes`);
+    if (made) linkItem(document.getElementById("sign-in-links"), made.sign_in_path, `Sign-in link for ${made.name} (one use, until ${localTime(made.expires_at)})`);
   },
   async revoke(button) {
     const name = button.dataset.name;
@@ -132,6 +138,8 @@ function showEpochs(epochs) {
 function memberRow(member) {
   const buttons = [];
   if (member.name !== panel.dataset.viewer) {
+    buttons.push(el("button", { type: "button", "data-action": "sign-in-for", "data-name": member.name,
+      "aria-label": `Make a sign-in link for ${member.name}` }, "Sign-in link"));
     buttons.push(el("button", { type: "button", "data-action": "revoke", "data-name": member.name,
       "aria-label": `Sign ${member.name} out everywhere` }, "Revoke"));
     if (member.role !== "gm") {
