@@ -20,7 +20,7 @@ from diceledger.domain.errors import NotFoundError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.projections.tidy import reports_json
-from diceledger.infra.app.results import SessionStartedResult
+from diceledger.infra.app.results import LuckResult, SessionStartedResult
 from diceledger.infra.campaigns.store import CampaignStore
 from diceledger.infra.sessions import session_id_for
 from diceledger.infra.store.port import Clock, utc_now
@@ -167,6 +167,15 @@ class Campaigns:
         totals = tuple(r for r in reports if r.session_id == ACROSS_SESSIONS)
         view = self._view(campaign, viewer, roles)
         return CampaignStatistics(viewer, view, tuple(per_session), totals)
+
+    def luck(
+        self, viewer: str, campaign_id: str, via: str | None = None
+    ) -> tuple[LuckResult, ...]:
+        """Return each player's rated checks, session by session in the campaign's order,
+        of the sessions ``viewer`` is a member of, as they may see them there."""
+        campaign = self._reachable(campaign_id, via)
+        roles = self._roles(campaign)
+        return tuple(self._app.luck(viewer, s) for s in campaign.sessions if viewer in roles[s])
 
     def _view(
         self, campaign: Campaign, viewer: str, roles: Mapping[str, Mapping[str, str]]
