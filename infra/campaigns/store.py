@@ -40,29 +40,38 @@ class CampaignStore:
 
     def find(self, campaign_id: str) -> Campaign | None:
         """Return the campaign with its sessions in the order they were added, or None."""
-        query = sa.select(campaigns).where(campaigns.c.campaign_id == campaign_id)
-        with self._reading() as connection:
-            row = connection.execute(query).first()
-            if row is None:
-                return None
-            sessions = connection.execute(
-                sa.select(campaign_sessions.c.session_id)
-                .where(campaign_sessions.c.campaign_id == campaign_id)
-                .order_by(campaign_sessions.c.added_at, campaign_sessions.c.session_id)
-            ).scalars()
-            return Campaign(row.campaign_id, row.title, row.started_by, tuple(sessions))
+        found = self._campaigns(campaigns.c.campaign_id == campaign_id)
+        return found[0] if found else None
 
-    def all(self) -> Iterator[Campaign]:
-        """Yield every campaign, in the order they were started."""
-        query = sa.select(campaigns.c.campaign_id).order_by(
-            campaigns.c.started_at, campaigns.c.campaign_id
+    def all(self) -> list[Campaign]:
+        """Return every campaign, in the order they were started."""
+        return self._campaigns(sa.true())
+
+    def _campaigns(self, which: sa.ColumnElement[bool]) -> list[Campaign]:
+        """Return the campaigns ``which`` picks, each with its sessions, in two queries."""
+        heads = (
+            sa.select(campaigns)
+            .where(which)
+            .order_by(campaigns.c.started_at, campaigns.c.campaign_id)
+        )
+        members = (
+            sa.select(campaign_sessions.c.campaign_id, campaign_sessions.c.session_id)
+            .where(
+                campaign_sessions.c.campaign_id.in_(
+                    heads.with_only_columns(campaigns.c.campaign_id)
+                )
+            )
+            .order_by(campaign_sessions.c.added_at, campaign_sessions.c.session_id)
         )
         with self._reading() as connection:
-            ids = list(connection.execute(query).scalars())
-        for campaign_id in ids:
-            found = self.find(campaign_id)
-            if found is not None:
-                yield found
+            rows = list(connection.execute(heads))
+            sessions: dict[str, list[str]] = {row.campaign_id: [] for row in rows}
+            for campaign_id, session_id in connection.execute(members):
+                sessions[campaign_id].append(session_id)
+        return [
+            Campaign(row.campaign_id, row.title, row.started_by, tuple(sessions[row.campaign_id]))
+            for row in rows
+        ]
 
     def campaign_of(self, session_id: str) -> str | None:
         """Return the campaign a session belongs to, or None."""
