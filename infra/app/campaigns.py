@@ -168,9 +168,7 @@ class Campaigns:
         view = self._view(campaign, viewer, roles)
         return CampaignStatistics(viewer, view, tuple(per_session), totals)
 
-    def luck(
-        self, viewer: str, campaign_id: str, via: str | None = None
-    ) -> tuple[LuckResult, ...]:
+    def luck(self, viewer: str, campaign_id: str, via: str | None = None) -> tuple[LuckResult, ...]:
         """Return each player's rated checks, session by session in the campaign's order,
         of the sessions ``viewer`` is a member of, as they may see them there."""
         campaign = self._reachable(campaign_id, via)
