@@ -10,6 +10,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "demo": ("diceledger.cli.demo", "demo", "Play a whole session on a throw-away store."),
     "db": ("diceledger.cli.db", "db", "Create, upgrade and inspect the database schema."),
     "session": ("diceledger.cli.session", "session", "Start, join, list, show and end sessions."),
+    "campaign": (
+        "diceledger.cli.campaign",
+        "campaign",
+        "Start, show and list campaigns: one group's sessions.",
+    ),
     "roll": ("diceledger.cli.rolls", "roll", "Roll dice: a damage or effect roll."),
     "check": ("diceledger.cli.rolls", "check", "Make a check against a target or a DC."),
     "save": ("diceledger.cli.rolls", "save", "Make a save against an origin's effect."),

@@ -23,16 +23,29 @@ def session() -> None:
 @session.command("start")
 @click.argument("title")
 @click.option("--forbid-manual", is_flag=True, help="Refuse physical dice typed in with --faces.")
+@click.option(
+    "--campaign",
+    "campaign_id",
+    metavar="ID",
+    help="Start it in this campaign (its starter or a GM of one of its sessions).",
+)
 @json_option
 @pass_app
-def start(app: AppContext, title: str, forbid_manual: bool) -> None:
+def start(app: AppContext, title: str, forbid_manual: bool, campaign_id: str | None) -> None:
     """Start a session; you become its GM.
 
     \b
-    Example:
+    Examples:
       diceledger --as gm session start "Tomb of Ash"
+      C=$(diceledger --as gm campaign start "Ashen Crown")
+      diceledger --as gm session start "Evening one" --campaign "$C"
     """
-    started = app.app().start_session(app.actor, title, not forbid_manual)
+    application = app.app()
+    if campaign_id is None:
+        started = application.start_session(app.actor, title, not forbid_manual)
+    else:
+        campaigns = application.campaigns
+        started = campaigns.start_session(app.actor, campaign_id, title, not forbid_manual)
     witness(app, started.session_id, started.checkpoint)
     if app.json:
         emit_json(
@@ -42,6 +55,7 @@ def start(app: AppContext, title: str, forbid_manual: bool) -> None:
                 "gm": started.gm,
                 "commitment": started.commitment,
                 "checkpoint": started.checkpoint,
+                "campaign_id": campaign_id,
             }
         )
         return

@@ -16,6 +16,12 @@ from diceledger.domain.projections.tidy import reports_json, tidy_csv
 
 @click.command("stats")
 @click.option("--session", "session_id", metavar="SESSION", help="Only this session.")
+@click.option(
+    "--campaign",
+    "campaign_id",
+    metavar="ID",
+    help="Every session of this campaign: a row per session, then the campaign's totals.",
+)
 @click.option("--player", metavar="NAME", help="Only this player.")
 @click.option(
     "--format",
@@ -33,6 +39,7 @@ from diceledger.domain.projections.tidy import reports_json, tidy_csv
 def stats(
     app: AppContext,
     session_id: str | None,
+    campaign_id: str | None,
     player: str | None,
     format_: str,
     output: str | None,
@@ -44,17 +51,35 @@ def stats(
     rolls only once revealed. Voided rolls are left out and counted. Columns and formulas:
     docs/statistics.md.
 
+    With --campaign, the sessions of the campaign you are a member of (as --as), each
+    as you may see it there: one report per session and player, in the order the
+    sessions were added (luck over time), then each player's over the whole campaign
+    (session "ALL"), summed from the same counters.
+
     \b
-    Example:
+    Examples:
       diceledger --as gm stats --session "$S" --format csv -o tomb.csv
+      C=$(diceledger --as gm campaign start "Ashen Crown")
+      diceledger --as gm stats --campaign "$C" --format json
     """
+    if session_id is not None and campaign_id is not None:
+        raise click.UsageError("--session and --campaign cannot be used together")
     application = app.app()
     pending = application.pending_statistics_events()
-    with catching_up(pending, "statistics", app.json) as progress:
-        reports = list(application.statistics(app.actor, session_id, player, progress).reports)
     if app.json:
         format_ = "json"
-    text = render(reports, format_, app.actor)
+    with catching_up(pending, "statistics", app.json) as progress:
+        if campaign_id is None:
+            result = application.statistics(app.actor, session_id, player, progress)
+            reports, document = list(result.reports), None
+        else:
+            found = application.campaigns.statistics(app.actor, campaign_id, player, None, progress)
+            reports, document = list(found.reports), found.as_dict()
+    where = "the whole campaign" if campaign_id is not None else "all sessions"
+    if format_ == "json" and document is not None:
+        text = json.dumps(document, ensure_ascii=False) + "\n"
+    else:
+        text = render(reports, format_, app.actor, where)
     if output is None:
         click.echo(text, nl=False)
         return
@@ -63,21 +88,23 @@ def stats(
     click.echo(shown(f"wrote {len(reports)} player reports to {output}"), err=True)
 
 
-def render(reports: list[PlayerReport], format_: str, viewer: str) -> str:
-    """Return the reports as CSV, JSON or a table."""
+def render(
+    reports: list[PlayerReport], format_: str, viewer: str, where: str = "all sessions"
+) -> str:
+    """Return the reports as CSV, JSON or a table; ``where`` names the totals' scope."""
     if format_ == "csv":
         return tidy_csv(reports)
     if format_ == "json":
         return json.dumps(reports_json(reports, viewer), ensure_ascii=False) + "\n"
     if not reports:
         return "no statistics yet: no resolved rolls you may see\n"
-    return "".join(table_text(report) for report in reports)
+    return "".join(table_text(report, where) for report in reports)
 
 
-def table_text(report: PlayerReport) -> str:
+def table_text(report: PlayerReport, across: str = "all sessions") -> str:
     """Return a few human lines for one report."""
     g: dict[str, dict[str, Any]] = report.groups
-    where = "all sessions" if report.session_id == ACROSS_SESSIONS else report.session_id
+    where = across if report.session_id == ACROSS_SESSIONS else report.session_id
     rolls, outcomes, luck = g["rolls"], g["outcomes"], g["luck"]
     kinds = ", ".join(f"{k} {v}" for k, v in rolls.items() if k != "total" and v)
     lines = [

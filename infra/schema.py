@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import diceledger.infra.access.schema  # registers the access tables
+import diceledger.infra.campaigns.schema  # registers the campaign tables
 import diceledger.infra.discord.schema  # registers the Discord bindings
 import diceledger.infra.ledger_schema  # registers the checkpoint ledger's tables
 import diceledger.infra.projections.schema  # registers the projection tables

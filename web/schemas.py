@@ -71,6 +71,24 @@ class NewSession(Body):
     forbid_manual: bool = False
 
 
+class NewCampaign(Body):
+    """POST /api/v1/campaigns."""
+
+    title: str = Field(min_length=1, max_length=TEXT)
+    session_id: str = Field(
+        min_length=1,
+        max_length=200,
+        description="The campaign's first session: the caller's token must be a GM's of it",
+    )
+
+
+class NewCampaignSession(Body):
+    """POST /api/v1/campaigns/{id}/sessions."""
+
+    title: str = Field(min_length=1, max_length=TEXT)
+    forbid_manual: bool = False
+
+
 class NewInvite(Body):
     """POST /api/v1/sessions/{id}/invites."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -13,14 +14,13 @@ from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.projections.timeline import Line
 from diceledger.domain.session.visibility import Viewer
 from diceledger.infra.app.results import (
-    LuckResult,
     Moment,
     ReplayResult,
     SessionView,
     ShownRoll,
-    StatisticsResult,
 )
 from diceledger.web.charts import (
+    LuckStep,
     PlayerTally,
     explosions_and_rerolls,
     face_histogram,
@@ -158,16 +158,18 @@ class PlayerSection:
 
 
 # The charts escape every text they draw (web/svg.py), so their markup goes in as is.
-def stats_context(stats: StatisticsResult, luck: LuckResult) -> dict[str, object]:
+def stats_context(
+    reports: Sequence[PlayerReport], series: Mapping[str, Sequence[LuckStep]]
+) -> dict[str, object]:
     """Return a section per player and the explosions-and-rerolls chart of everyone."""
     sections = [
         PlayerSection(
             report.player,
             report,
-            Markup(luck_over_session(report.player, luck.series.get(report.player, ()))),
+            Markup(luck_over_session(report.player, series.get(report.player, ()))),
             tuple(Markup(face_histogram(report.player, die)) for die in report.dice),
         )
-        for report in stats.reports
+        for report in reports
     ]
-    tallies = Markup(explosions_and_rerolls([PlayerTally.of(r) for r in stats.reports]))
+    tallies = Markup(explosions_and_rerolls([PlayerTally.of(r) for r in reports]))
     return {"sections": sections, "tallies": tallies}

@@ -120,6 +120,19 @@ class AccessService:
         started = self._app.start_session(gm_name, title, manual_dice_allowed)
         return OpenedSession(started, self._issue(started.session_id, gm_name))
 
+    def open_in_campaign(
+        self, credential: Credential, campaign_id: str, title: str, manual_dice_allowed: bool = True
+    ) -> OpenedSession:
+        """Start a session in the credential's campaign (its GM's); return the GM's token.
+
+        The session, its place in the campaign and the token commit together.
+        """
+        with self._store.transaction():
+            started = self._app.campaigns.start_session(
+                credential.member, campaign_id, title, manual_dice_allowed, credential.session_id
+            )
+            return OpenedSession(started, self._issue(started.session_id, credential.member))
+
     def authenticate(self, token: str | None) -> Credential:
         """Return the member a bearer token stands for, or refuse it."""
         if token is None:

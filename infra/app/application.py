@@ -9,7 +9,7 @@ decides, appends, and reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from diceledger.domain.errors import (
     NotFoundError,
     ReadOnlyError,
+    StoreUnavailableError,
     unknown_session,
 )
 from diceledger.domain.json import JsonObject
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
+    from diceledger.infra.app.campaigns import Campaigns
     from diceledger.infra.app.feed import SessionFeed, SessionTails
     from diceledger.infra.app.verification import HeadAnchor, Line, Reader, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
@@ -110,6 +112,19 @@ class Application:
             )
         )
         self.proofs = Proofs(store, self._sessions, ledger, keyring)
+        self._campaigns: Campaigns | None = None
+
+    @property
+    def campaigns(self) -> Campaigns:
+        """Return the campaign use cases; campaigns are kept in the store's database."""
+        from diceledger.infra.app.campaigns import Campaigns
+        from diceledger.infra.campaigns.store import CampaignStore
+
+        if self._campaigns is None:
+            if self._engine is None:
+                raise StoreUnavailableError("campaigns need a database, not an in-memory store")
+            self._campaigns = Campaigns(self, CampaignStore(self._engine))
+        return self._campaigns
 
     @property
     def url(self) -> str:
@@ -342,8 +357,13 @@ class Application:
         session_id: str | None = None,
         player: str | None = None,
         progress: Progress | None = None,
+        within: Collection[str] | None = None,
     ) -> StatisticsResult:
-        """Return per-player statistics in the scope ``viewer`` may see."""
+        """Return per-player statistics in the scope ``viewer`` may see.
+
+        ``within`` keeps only those sessions (a campaign's): their per-session reports,
+        then the reports summed over them.
+        """
         from diceledger.domain.projections.report import player_reports
         from diceledger.infra.projections.queries import (
             folded_counters,
@@ -358,9 +378,9 @@ class Application:
             projection.catch_up(progress)
             engine = projection.engine
             known = session_id is None or has_session(engine, session_id)
-            counters = visible_counters(engine, viewer, session_id, player)
+            counters = visible_counters(engine, viewer, session_id, player, within)
         except ReadOnlyError:  # a store that may only be read: count from the log itself
-            known, counters = folded_counters(self._store, viewer, session_id, player)
+            known, counters = folded_counters(self._store, viewer, session_id, player, within)
         if not known:
             raise unknown_session(session_id or "")
         return StatisticsResult(viewer, tuple(player_reports(counters, session_id, player)))

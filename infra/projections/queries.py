@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -18,9 +18,14 @@ FETCH_SIZE = 10_000
 
 
 def visible_counters(
-    engine: Engine, viewer: str, session_id: str | None = None, player: str | None = None
+    engine: Engine,
+    viewer: str,
+    session_id: str | None = None,
+    player: str | None = None,
+    within: Collection[str] | None = None,
 ) -> Iterator[Visible]:
-    """Yield (session, player, metric, amount) in the scope the viewer may see per session."""
+    """Yield (session, player, metric, amount) in the scope the viewer may see per session,
+    of the sessions ``within`` (a campaign's) when given."""
     role = (
         sa.select(stat_members.c.role)
         .where(stat_members.c.session_id == stat_counters.c.session_id)
@@ -38,6 +43,8 @@ def visible_counters(
         query = query.where(stat_counters.c.session_id == session_id)
     if player is not None:
         query = query.where(stat_counters.c.player == player)
+    if within is not None:
+        query = query.where(stat_counters.c.session_id.in_(sorted(within)))
     with translate_errors(engine.url), engine.connect() as connection:
         result = connection.execution_options(yield_per=FETCH_SIZE).execute(query)
         for row in result:
@@ -52,7 +59,11 @@ def has_session(engine: Engine, session_id: str) -> bool:
 
 
 def folded_counters(
-    store: EventStore, viewer: str, session_id: str | None = None, player: str | None = None
+    store: EventStore,
+    viewer: str,
+    session_id: str | None = None,
+    player: str | None = None,
+    within: Collection[str] | None = None,
 ) -> tuple[bool, list[Visible]]:
     """Return whether the session is known and the counters the viewer may see, folded
     in memory from the whole log (for a database that cannot be written)."""
@@ -64,5 +75,6 @@ def folded_counters(
         if scope == (ALL if tally.members.get((s, viewer)) == "gm" else PUBLIC)
         and session_id in (None, s)
         and player in (None, p)
+        and (within is None or s in within)
     ]
     return known, rows

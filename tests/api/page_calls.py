@@ -74,6 +74,8 @@ def page_path(scene: Scene, row: Row, caller: Caller) -> str:
     values: dict[str, str] = {"session_id": scene.sid, "path": "api.js"}
     if "{code}" in row.path:
         values["code"] = code_of(scene, row, caller)
+    if row.path.endswith("/campaign"):
+        scene.campaign()  # the page shows the campaign the session belongs to
     return row.path.format(**values)
 
 

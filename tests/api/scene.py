@@ -150,6 +150,17 @@ class Scene:
         assert answer.status_code == 201, answer.text
         return roll_id
 
+    def campaign(self) -> str:
+        """Return the id of the campaign the session belongs to, started by its GM once."""
+        found = self.api.services.app.campaigns.campaign_of(self.sid)
+        if found is not None:
+            return found
+        body = {"title": f"Campaign {self.number()}", "session_id": self.sid}
+        answer = self.api.post("/api/v1/campaigns", self.gm, body)
+        assert answer.status_code == 201, answer.text
+        started: str = answer.json()["campaign_id"]
+        return started
+
     def blind(self, label: str = "revealed later") -> int:
         """Return a fresh blind roll of the GM."""
         body = {**CHECK, "blind": True, "for": "orc", "label": label}

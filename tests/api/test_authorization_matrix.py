@@ -39,6 +39,8 @@ from tests.api.scene import CHECK, NAMES, Caller, Scene, build_scene, snapshot
 ROWS = documented_routes()
 SESSION = "/api/v1/sessions/{session_id}"
 ROLL = SESSION + "/rolls/{roll_id}"
+CAMPAIGNS = "/api/v1/campaigns"
+CAMPAIGN = CAMPAIGNS + "/{campaign_id}"
 EVENTS = ("GET", SESSION + "/events")
 
 # Documented routes still being built on another branch: allowed to be missing, and
@@ -53,8 +55,9 @@ PAGES = {
 }
 # Routes whose answer never ends: only their status is read.
 STREAMS = {EVENTS}
-# Routes that change the session for good: each caller gets a scene of its own.
-FRESH_SCENE = {("POST", SESSION + "/end")}
+# Routes that change the session for good: each caller gets a scene of its own (a
+# session belongs to one campaign only).
+FRESH_SCENE = {("POST", SESSION + "/end"), ("POST", CAMPAIGNS)}
 
 Expected = tuple[int, str]  # status and problem type of a refusal
 UNAUTHENTICATED: Expected = (401, "/problems/unauthenticated")
@@ -65,8 +68,15 @@ REFUSED = {
     Caller.OTHER_SESSION: (404, "/problems/unknown-session"),
 }
 FORBIDDEN: Expected = (403, "/problems/forbidden")
-# Finer rules the session decides, beyond the `who` column (its notes say them).
-EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {}
+# Finer rules the session decides, beyond the `who` column (its notes say them). A
+# campaign route has no session in its path: the token of a session outside the
+# campaign finds no campaign, as an unknown id would.
+NO_CAMPAIGN: Expected = (404, "/problems/not-found")
+EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {
+    (("GET", CAMPAIGN), Caller.OTHER_SESSION): NO_CAMPAIGN,
+    (("GET", CAMPAIGN + "/stats"), Caller.OTHER_SESSION): NO_CAMPAIGN,
+    (("POST", CAMPAIGN + "/sessions"), Caller.OTHER_SESSION): NO_CAMPAIGN,
+}
 # What a player may learn of a hidden blind roll: that it exists, who rolled, where it is,
 # and (a sealed export line) each event's link in the chain.
 HIDDEN_ROLL_KEYS = frozenset(
@@ -87,10 +97,10 @@ def expected(row: Row, caller: Caller) -> Expected | None:
         return NO_DISCORD
     if row.who in (Who.ANYONE, Who.INVITE_HOLDER):
         return None  # a token is ignored; the invite code is the credential
-    if caller in REFUSED:
-        return REFUSED[caller]
     if (row.route, caller) in EXCEPTIONS:
         return EXCEPTIONS[(row.route, caller)]
+    if caller in REFUSED:
+        return REFUSED[caller]
     if row.who is Who.GM and caller is Caller.PLAYER:
         return FORBIDDEN
     return None
@@ -148,6 +158,12 @@ PREPARE: dict[tuple[str, str], Prepare] = {
     ("GET", ROLL + "/receipt"): lambda s, c: Call({"roll_id": s.visible_roll}),
     ("GET", SESSION + "/proof/inclusion"): lambda s, c: Call(query={"position": 1}),
     ("GET", SESSION + "/proof/consistency"): lambda s, c: Call(query={"from": 1}),
+    ("POST", CAMPAIGNS): lambda s, c: Call(body={"title": "Matrix campaign", "session_id": s.sid}),
+    ("GET", CAMPAIGN): lambda s, c: Call({"campaign_id": s.campaign()}),
+    ("GET", CAMPAIGN + "/stats"): lambda s, c: Call({"campaign_id": s.campaign()}),
+    ("POST", CAMPAIGN + "/sessions"): lambda s, c: Call(
+        {"campaign_id": s.campaign()}, {"title": f"Evening {s.number()}"}
+    ),
     ("POST", ROLL + "/ruling"): lambda s, c: Call(
         {"roll_id": s.disputed_roll()}, {"outcome": "upheld"}
     ),

@@ -46,6 +46,10 @@ TEMPLATES = [
     "session end {v}",
     "session end {s} --dispute-days {v}",
     "session list",
+    "session start x --campaign {v}",
+    "campaign start {v}",
+    "campaign show {v}",
+    "campaign list",
     "serve --port {v}",  # every hostile value is refused before a server could start
     "serve --workers {v}",
     "discord register --app-id {v} --dry-run",  # a dry run: nothing is sent anywhere
@@ -87,6 +91,7 @@ TEMPLATES = [
     "replay {v}",
     "stats --session {v}",
     "stats --player {v}",
+    "stats --campaign {v}",
     "stats -o {f}",
     "keys list",  # never "keys rotate": the run shares one signing key
     "projections status",

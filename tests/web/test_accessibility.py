@@ -111,7 +111,10 @@ def test_no_page_has_a_serious_accessibility_violation(
     check("sign-in", f"/sign-in/{code}")
     person.click("form button[type=submit]")
     person.until(lambda: "/s/" in person.driver.current_url)
-    for page in ("table", "gm", "replay", "stats", "verify"):
+    campaigns = server.services.app.campaigns
+    if campaigns.campaign_of(table.session_id) is None:  # the campaign page needs one
+        campaigns.start("mira", "The long road", first_session=table.session_id)
+    for page in ("table", "gm", "replay", "stats", "campaign", "verify"):
         check(page, f"/s/{table.session_id}" + ("" if page == "table" else f"/{page}"))
         if page == "table":
             person.fill_roll("check", "1d20")  # no target: the form says so

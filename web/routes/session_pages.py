@@ -1,4 +1,5 @@
-"""The pages of one session, for its members (by cookie): table, GM panel, replay, stats, verify.
+"""The pages of one session, for its members (by cookie): table, GM panel, replay, stats,
+verify, and the statistics of the campaign it belongs to.
 
 Each page reads what it shows through the application as the signed-in member, so a
 player's page holds exactly what the API would give that player; the scripts in
@@ -10,9 +11,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from diceledger.domain.errors import NotFoundError
 from diceledger.infra.app.access import MOST_DEVICES
 from diceledger.infra.app.results import Moment
 from diceledger.web.auth import Member
+from diceledger.web.campaign_context import campaign_context
 from diceledger.web.context import Services
 from diceledger.web.session_context import (
     event_position,
@@ -66,10 +69,25 @@ def replay(
 @router.get("/stats")
 def stats(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show each player's statistics with charts."""
-    reports = web.app.statistics(member.member, session_id)
-    luck = web.app.luck(member.member, session_id)
+    reports = web.app.statistics(member.member, session_id).reports
+    luck = web.app.luck(member.member, session_id).series
     session = page_session(web.app.session(member.member, session_id))
-    return render(request, "stats.html", {"session": session} | stats_context(reports, luck))
+    campaign_id = web.app.campaigns.campaign_of(session_id)
+    context = {"session": session, "campaign_id": campaign_id} | stats_context(reports, luck)
+    return render(request, "stats.html", context)
+
+
+@router.get("/campaign")
+def campaign(session_id: str, request: Request, member: Member, web: Services) -> Response:
+    """Show the statistics of the campaign the session belongs to, evening by evening."""
+    campaign_id = web.app.campaigns.campaign_of(session_id)
+    if campaign_id is None:
+        raise NotFoundError(f"session '{session_id}' belongs to no campaign")
+    found = web.app.campaigns.statistics(member.member, campaign_id, via=session_id)
+    luck = web.app.campaigns.luck(member.member, campaign_id, via=session_id)
+    session = page_session(web.app.session(member.member, session_id))
+    context = {"session": session} | campaign_context(found, luck)
+    return render(request, "campaign.html", context)
 
 
 @router.get("/verify")

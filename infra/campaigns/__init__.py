@@ -1,0 +1,1 @@
+"""Campaigns: the tables that group sessions, beside the event log."""
