@@ -40,6 +40,18 @@ def _integer_text(value: object) -> object:
 AS_WRITTEN = BeforeValidator(_integer_text)
 RollId = Annotated[int, Path(description="The roll's number in its session"), AS_WRITTEN]
 
+ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}.*")
+
+
+def _time_text(value: object) -> object:
+    if isinstance(value, str) and not ISO_TIME.fullmatch(value):
+        raise PydanticCustomError("time_text", "must be a time in ISO 8601, as 2026-01-01T20:00Z")
+    return value
+
+
+# Last in a time's Annotated: lax parsing would read 0.5 or 1700000000 as seconds since 1970.
+AS_ISO_TIME = BeforeValidator(_time_text)
+
 
 class Body(BaseModel):
     """A request body: unknown fields are an error, and no value is coerced."""
