@@ -21,7 +21,8 @@ CHECKPOINT = "The signed checkpoint the command produced (docs/verification.md)"
 
 
 class Shape(BaseModel):
-    """An answer's shape: every field the server sends is declared and required."""
+    """An answer's shape: every field the server sends is declared; a field with a default
+    is one only some answers carry (an opposed check's, a retired key's)."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True)
 
