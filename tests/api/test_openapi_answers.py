@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -147,3 +148,18 @@ def test_real_answers_of_a_played_session_fit_their_schemas(
     calls.call("POST", f"{s}/end", t.gm)
     calls.call("POST", f"{s}/devices/{device}/sign-out", t.ann)
     assert len(calls.checked) >= 30
+
+
+@pytest.mark.parametrize(
+    "char", ["\x00", "\n", "\x1f", "\x7f", "\x9f", "\u2028", "\u2029", "\u202e", "\u2066"]
+)
+def test_text_the_document_rules_out_is_text_the_server_refuses(
+    api: Api, document: JsonDocument, char: str
+) -> None:
+    """The declared pattern promises no more than the domain's text check keeps."""
+    title = document["components"]["schemas"]["NewSession"]["properties"]["title"]
+    assert re.fullmatch(title["pattern"], f"Tomb{char}of Ash") is None
+    assert re.fullmatch(title["pattern"], "Tomb of Ash") is not None
+    refused = api.post("/api/v1/sessions", body={"title": f"Tomb{char}of Ash", "name": "mira"})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["type"] == "/problems/invalid-input"
