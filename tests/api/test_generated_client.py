@@ -65,11 +65,8 @@ class Generated:
             made.get_httpx_client().close()
 
     def call(self, tag: str, operation: str, expect: str | None, **arguments: Any) -> Any:
-        """Call ``operation`` (its function's name up to its path) and check what it parsed."""
-        folder = importlib.import_module(f"{PACKAGE}.api.{tag}")
-        names = [p.stem for p in Path(folder.__file__ or "").parent.glob(f"{operation}_*.py")]
-        assert len(names) == 1, names
-        module = importlib.import_module(f"{PACKAGE}.api.{tag}.{names[0]}")
+        """Call ``operation`` (its operationId) and check the type of what it parsed."""
+        module = importlib.import_module(f"{PACKAGE}.api.{tag}.{operation}")
         answer = module.sync_detailed(**arguments)
         assert answer.status_code < 300, answer.content
         if expect is not None:

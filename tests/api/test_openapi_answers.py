@@ -163,3 +163,11 @@ def test_text_the_document_rules_out_is_text_the_server_refuses(
     refused = api.post("/api/v1/sessions", body={"title": f"Tomb{char}of Ash", "name": "mira"})
     assert refused.status_code == 422, refused.text
     assert refused.json()["type"] == "/problems/invalid-input"
+
+
+def test_each_operation_is_named_once_by_what_it_does(document: JsonDocument) -> None:
+    """A generated client's functions are the operationIds: short, and none used twice."""
+    ids = [op["operationId"] for item in document["paths"].values() for op in item.values()]
+    assert len(ids) == len(set(ids))
+    rolls = document["paths"]["/api/v1/sessions/{session_id}/rolls"]["post"]
+    assert rolls["operationId"] == "request_roll"

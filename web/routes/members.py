@@ -44,7 +44,7 @@ def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> 
     response_model=SignInCode,
     responses=answers(BODY, COMMAND),
 )
-def create_sign_in_code(
+def create_sign_in_code_for(
     session_id: str, member: Member, web: Services, name: str = NAME
 ) -> Response:
     """Create a one-time link that signs a member in (GM): their way back in (shown once)."""

@@ -19,6 +19,6 @@ router = APIRouter(tags=["schema"])
         **also_answers(MEDIA_TYPE, {"type": "object", "required": ["$schema", "type"]}),
     },
 )
-def events() -> Response:
+def event_schema() -> Response:
     """Return the JSON Schema of an exported event, every event type and version included."""
     return Response(events_schema_text(), media_type=MEDIA_TYPE)
