@@ -183,11 +183,44 @@ class Replay(Shape):
     )
 
 
+Figures = dict[str, int | float | None]  # a group's figures by name (docs/statistics.md)
+
+
+class DieStatistics(Shape):
+    """One die size's figures, and how often each face came up."""
+
+    rolls: int = Field(ge=0)
+    mean: float | None
+    fair_mean: float
+    chi_square: float | None
+    df: int = Field(ge=0)
+    p_value: float | None = Field(ge=0, le=1)
+    too_few: int = Field(ge=0, le=1, description="1 while too few rolls to judge fairness")
+    rolls_needed: int = Field(ge=0)
+    faces: dict[str, int] = Field(description="Count by face, 1 to the die's sides")
+
+
+class PlayerStatistics(Shape):
+    """One player's report: groups of figures, then each die size."""
+
+    session_id: str
+    player: str
+    rolls: Figures
+    outcomes: Figures
+    luck: Figures
+    explosions: Figures
+    rerolls: Figures
+    disputes: Figures
+    dice_source: Figures
+    excluded: Figures
+    dice: dict[str, DieStatistics] = Field(description="By die size: d6, d20, ...")
+
+
 class Statistics(Shape):
-    """Per-player statistics in the scope the viewer may see (docs/stats.md)."""
+    """Per-player statistics in the scope the viewer may see (docs/statistics.md)."""
 
     viewer: str
-    reports: list[JsonObject]
+    reports: list[PlayerStatistics]
 
 
 class Failure(Shape):
