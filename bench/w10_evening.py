@@ -13,7 +13,9 @@ Per pair, over the measured window after a warm-up (the longest interval, so eve
 member has rolled once): rolls/s against the rate offered, p50/p99/max of a roll's
 latency, stream delivery (the roll's 201 reaching its member to its CheckResolved event
 reaching each of the table's five streams: p50, p99, max, and how many never came), errors
-(answers other than 201 and broken connections: must be 0), and CPU per roll (the server
+(answers other than 201 and broken connections: must be 0), busy retries (a 503
+session-busy is sent again with the same key after its Retry-After, up to five sends, as
+the table's page does; the roll's latency runs from its first send), and CPU per roll (the server
 process and its workers' CPU time over the window / the rolls answered in it; PostgreSQL's
 own processes are not counted). The clients run in this one process on the same machine.
 
@@ -47,11 +49,14 @@ from benchlib.processes import tree_cpu_seconds
 from benchlib.stats import percentile
 from w7_http import CHECK, diceledger_server
 
+from diceledger.infra.session_lock import RETRY_AFTER_SECONDS
+
 PLAYERS = 4  # and the GM: five members a table
 INTERVAL = (10.0, 30.0)  # seconds between a member's rolls, before scaling
 SETUP_CONNECTIONS = 8  # tables opened at once while setting up
 DELIVERY_SECONDS = 10.0  # how long the streams may lag once the window has closed
 SEED = 10  # the members' intervals, so that runs offer the same load
+BUSY_ATTEMPTS = 5  # a roll sent at most this often while its session is busy, as a page does
 # uvicorn closes a keep-alive connection idle for 5 s; a member idle longer than this
 # opens a new one before rolling, as a browser would (its connect is in the latency).
 IDLE_SECONDS = 4.0
@@ -81,6 +86,7 @@ class Tally:
 
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    busy_retries: int = 0  # 503 session-busy answers, each sent again as a page would
     error_samples: list[str] = field(default_factory=list)
 
     def fail(self, what: str) -> None:
@@ -171,6 +177,13 @@ async def evening(
                     seat.connection = await Connection.open(port)
                 key = str(uuid.uuid4())
                 status, body = await seat.connection.post(path, CHECK, seat.token, key)
+                for _ in range(BUSY_ATTEMPTS - 1):
+                    if status != 503 or b"session-busy" not in body:
+                        break
+                    # As the table's page does: the same roll, same key, after Retry-After.
+                    tally.busy_retries += 1
+                    await asyncio.sleep(RETRY_AFTER_SECONDS)
+                    status, body = await seat.connection.post(path, CHECK, seat.token, key)
             except (
                 OSError,
                 TimeoutError,
@@ -230,6 +243,7 @@ async def evening(
         "deliveries": len(delays),
         "undelivered": sum(len(t.answered) * len(t.members) for t in tables) - len(delays),
         "errors": tally.errors,
+        "busy_retries": tally.busy_retries,
         "error_samples": tally.error_samples,
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_roll": ms(server_cpu / rolls if rolls else float("nan")),

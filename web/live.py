@@ -66,7 +66,8 @@ class StreamPlan:
     heartbeat_seconds: float
     still_allowed: Callable[[], bool]  # re-checked once per heartbeat, in a thread
     closed: Callable[[], None]  # told once when the stream ends, however it ends
-    latest: Callable[[], SignedHead | None]  # the latest signed checkpoint, read in a thread
+    # The latest signed checkpoint, fresh as of a wake-up (monotonic), read in a thread.
+    latest: Callable[[float], SignedHead | None]
 
 
 class EventStream(Response):
@@ -98,15 +99,18 @@ class EventStream(Response):
             await _send(send, f"retry: {RETRY_MS}\n\n")
             after, last_sent, last_checked = plan.after, time.monotonic(), time.monotonic()
             head_sent: str | None = None
+            woken_at = time.monotonic()
             while not subscription.ending:
                 due = time.monotonic() - last_checked >= plan.heartbeat_seconds
                 try:
-                    items = await anyio.to_thread.run_sync(plan.feed.read, after)
+                    # Fresh as of the wake-up: the first of this worker's streams of the
+                    # session to read asks the store, the others share what it read.
+                    items = await anyio.to_thread.run_sync(plan.feed.read, after, woken_at)
                     # Only new events make a new checkpoint, but for an operator's adopt:
                     # that one is seen at the next heartbeat. Each read costs a query.
                     head = None
                     if items or head_sent is None or due:
-                        head = await anyio.to_thread.run_sync(plan.latest)
+                        head = await anyio.to_thread.run_sync(plan.latest, woken_at)
                 except DiceledgerError as error:
                     # The client reconnects after `retry` and resumes where it was.
                     LOG.warning("a live stream of %s ended: %s", plan.session_id, error)
@@ -128,6 +132,7 @@ class EventStream(Response):
                     await _send(send, chunk)
                     last_sent = now
                 await subscription.wait(plan.heartbeat_seconds - (now - last_sent))
+                woken_at = time.monotonic()
 
 
 async def _send(send: Send, text: str) -> None:

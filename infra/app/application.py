@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
-    from diceledger.infra.app.feed import SessionFeed
+    from diceledger.infra.app.feed import SessionFeed, SessionTails
     from diceledger.infra.app.verification import HeadAnchor, Line, Reader, Verdict, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
@@ -96,6 +96,7 @@ class Application:
         from their persisted snapshot (checked against the log) instead of a full replay.
         """
         self._store = store
+        self._tails: SessionTails | None = None  # made by the first live stream
         self._url = url
         self._full_url = full_url or url
         self._engine = engine
@@ -295,11 +296,15 @@ class Application:
 
     def follow(self, viewer: str, session_id: str) -> SessionFeed:
         """Return ``viewer``'s live feed of a session: each read brings what was appended since."""
-        from diceledger.infra.app.feed import SessionFeed
+        from diceledger.infra.app.feed import SessionFeed, SessionTails
 
         if self._store.current_version(session_id) == 0:
             raise unknown_session(session_id)
-        return SessionFeed(self._store, session_id, viewer)
+        # A command-line run never streams, so the tails are made (and imported) on demand;
+        # two streams racing here at most make one extra store read.
+        if self._tails is None:
+            self._tails = SessionTails(self._store, lambda sid: self.proofs.latest(sid))
+        return SessionFeed(self._tails.of(session_id), viewer)
 
     def luck(self, viewer: str, session_id: str) -> LuckResult:
         """Return each player's rated checks in order, as ``viewer`` may see them."""

@@ -41,6 +41,11 @@ class Person:
         field.send_keys(text)
 
     def click(self, selector: str) -> None:
+        """Click once the element can be clicked: shown, and enabled by its page's script."""
+        self.until(
+            lambda: self.find(selector).is_displayed() and self.find(selector).is_enabled(),
+            f"{selector} to be clickable",
+        )
         self.find(selector).click()
 
     def until(self, condition: Callable[[], object], message: str = "") -> object:

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.domain.signed_note import SignedNote
+from diceledger.infra.app.feed import SessionFeed
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.limits import per_member
@@ -55,7 +56,7 @@ async def events(
         web.settings.heartbeat_seconds,
         _still_allowed(web, bearer_token(request, session_id), session_id),
         lambda: web.limits.close_stream(slot),
-        _latest(web, session_id),
+        _latest(feed),
     )
     return EventStream(plan, web.live.wakeups)
 
@@ -69,9 +70,9 @@ def _last_event_id(request: Request) -> int | None:
     return int(header)
 
 
-def _latest(web: WebServices, session_id: str) -> Callable[[], SignedHead | None]:
-    def read() -> SignedHead | None:
-        note = web.app.proofs.latest(session_id)
+def _latest(feed: SessionFeed) -> Callable[[float], SignedHead | None]:
+    def read(woken_at: float) -> SignedHead | None:
+        note = feed.latest_note(woken_at)
         if note is None:
             return None
         return SignedHead(Checkpoint.parse(SignedNote.parse(note).text).size, note)

@@ -44,18 +44,37 @@ export async function call(method, path, { query = [], body, idempotencyKey } = 
   if (method !== "GET") headers[PAGE_HEADER] = PAGE_HEADER_VALUE;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
-  let response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "same-origin",
-      cache: "no-store",
-    });
-  } catch {
-    throw new ApiError(0, "the server cannot be reached; check the connection", null);
+  // A busy session (503 with Retry-After: another roll of the table is being signed) is
+  // asked again after the wait it names, a few times: the same request with the same key,
+  // so a retried roll is recorded once. Only what is safe to repeat is retried.
+  const repeatable = method === "GET" || Boolean(idempotencyKey);
+  for (let attempt = 1; ; attempt += 1) {
+    let response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: "same-origin",
+        cache: "no-store",
+      });
+    } catch {
+      throw new ApiError(0, "the server cannot be reached; check the connection", null);
+    }
+    if (response.ok) return response.json();
+    const wait = retryAfterMs(response);
+    if (!repeatable || wait === null || attempt >= BUSY_ATTEMPTS) throw await problemOf(response);
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
-  if (!response.ok) throw await problemOf(response);
-  return response.json();
+}
+
+const BUSY_ATTEMPTS = 5;
+const LONGEST_WAIT_MS = 5000;
+
+/** The wait a 503 asks for, in ms; null for any other answer or a wait too long to sit out. */
+function retryAfterMs(response) {
+  if (response.status !== 503) return null;
+  const seconds = Number(response.headers.get("Retry-After"));
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds * 1000 > LONGEST_WAIT_MS) return null;
+  return seconds * 1000;
 }

@@ -32,6 +32,7 @@ const list = document.getElementById("device-list");
 
 async function showDevices() {
   clearError(shown);
+  shown.disabled = true;
   try {
     const listed = await call("GET", `${api}/devices`);
     list.replaceChildren(...listed.devices.map((device) => el("li", {},
@@ -41,10 +42,15 @@ async function showDevices() {
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     showError(shown, error.message);
+  } finally {
+    shown.disabled = false;
   }
 }
 
 shown.addEventListener("click", showDevices);
+// Both buttons are served disabled: a tap before this module has loaded would do nothing.
+button.disabled = false;
+shown.disabled = false;
 
 section.addEventListener("click", async (event) => {
   const copy = event.target.closest("[data-copy]");

@@ -1,7 +1,8 @@
 // Links made to hand on (invites, sign-in links): shown in a list, selected, with a Copy
-// button that says whether it copied.
+// button that says whether it copied, and a QR code drawn in the page for a phone's camera.
 
 import { el } from "./dice-view.js";
+import { qrImage } from "./qr.js";
 
 let links = 0;
 
@@ -13,7 +14,11 @@ export function linkItem(list, path, what) {
   const input = el("input", { id, class: "link", value: url, readonly: "" });
   const copy = el("button", { type: "button", class: "copy", "data-copy": id }, "Copy");
   const done = el("span", { class: "copied", role: "status" });
-  list.prepend(el("li", {}, el("label", { for: id }, what), input, el("span", { class: "actions" }, copy, done)));
+  const item = el("li", {}, el("label", { for: id }, what), input, el("span", { class: "actions" }, copy, done));
+  // To open on a phone at the table: point its camera at the screen.
+  const code = qrImage(url, `QR code of the link: ${what}`);
+  if (code !== null) item.append(el("details", { class: "qr" }, el("summary", {}, "Show as a QR code"), code));
+  list.prepend(item);
   input.focus();
   input.select();
 }

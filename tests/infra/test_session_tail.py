@@ -1,0 +1,165 @@
+"""A worker's streams of one session share its reads: one store read per append, not one
+per stream, and each stream still sees exactly what it would reading alone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.projections.feed import Feed, FeedItem
+from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
+from diceledger.infra.app import feed as feed_module
+from diceledger.infra.app.feed import SessionFeed, SessionTails
+from diceledger.infra.projections.decoding import logged_all
+from diceledger.infra.sessions import SessionService
+from diceledger.infra.store.memory import InMemoryEventStore
+from diceledger.infra.vault import InMemorySeedVault
+
+VIEWERS = ("gm", "ann", "bob", "cy", "dee")
+
+
+class CountingStore(InMemoryEventStore):
+    """The in-memory store, counting its reads of a stream."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stream_reads = 0
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> Iterator[RecordedEvent]:
+        self.stream_reads += 1
+        return super().read_stream(stream_id, from_version)
+
+
+@dataclass
+class Table:
+    store: CountingStore
+    sessions: SessionService
+    session_id: str
+    note_reads: int = 0
+
+    def latest(self, session_id: str) -> str:
+        """Stand in for the latest signed checkpoint: a note naming the log's size."""
+        self.note_reads += 1
+        return f"checkpoint of {session_id} at {self.store.current_version(session_id)}"
+
+    def tails(self) -> SessionTails:
+        return SessionTails(self.store, self.latest)
+
+    def roll(self, who: str, blind: bool = False) -> None:
+        if blind:
+            command = cmd.RequestRoll(RollKind.CHECK, "1d20+1", target=Target(12), blind=True)
+            self.sessions.execute(self.session_id, "gm", command)
+            return
+        self.sessions.execute(
+            self.session_id, who, cmd.RequestRoll(RollKind.CHECK, "1d20+3", target=Target(11))
+        )
+
+
+def seated_table() -> Table:
+    store = CountingStore()
+    sessions = SessionService(store, InMemorySeedVault())
+    session_id = sessions.start("Tomb", "gm").session_id
+    for name in VIEWERS[1:]:
+        sessions.execute(session_id, name, cmd.JoinSession(name))
+    return Table(store, sessions, session_id)
+
+
+def alone(table: Table, viewer: str, after: int = 0) -> list[FeedItem]:
+    """What a feed reading the whole log by itself shows ``viewer``: the oracle."""
+    records = table.store.read_stream(table.session_id)
+    return Feed(viewer).extend(logged_all(records), after)
+
+
+def test_five_streams_woken_by_one_roll_make_one_store_read() -> None:
+    table = seated_table()
+    tails = table.tails()
+    feeds = [SessionFeed(tails.of(table.session_id), viewer) for viewer in VIEWERS]
+    opened = time.monotonic()
+    for one in feeds:
+        one.read(0, opened)
+    table.roll("ann")
+    woken_at = time.monotonic()  # the wake-up goes out after the append committed
+    before = table.store.stream_reads
+    seen = [one.read(0, woken_at) for one in feeds]
+    assert table.store.stream_reads - before == 1
+    assert all(items and items[-1].event == "CheckResolved" for items in seen)
+
+
+def test_five_streams_woken_by_one_roll_read_its_checkpoint_once() -> None:
+    table = seated_table()
+    tails = table.tails()
+    feeds = [SessionFeed(tails.of(table.session_id), viewer) for viewer in VIEWERS]
+    table.roll("ann")
+    woken_at = time.monotonic()
+    notes = {one.latest_note(woken_at) for one in feeds}
+    version = table.store.current_version(table.session_id)
+    assert notes == {f"checkpoint of {table.session_id} at {version}"}
+    assert table.note_reads == 1
+    table.roll("bob")
+    assert feeds[0].latest_note(time.monotonic()) != notes.pop()  # a later wake reads again
+
+
+def test_a_stream_woken_after_the_last_read_asks_the_store_again() -> None:
+    table = seated_table()
+    tails = table.tails()
+    first, second = (SessionFeed(tails.of(table.session_id), v) for v in ("gm", "ann"))
+    first.read(0, time.monotonic())
+    table.roll("bob")
+    # Woken before the first feed's read began: that read is stale for this append.
+    stale = second.read(0, time.monotonic())
+    assert stale[-1].event == "CheckResolved"
+    assert first.read(0, time.monotonic())[-1].event == "CheckResolved"
+
+
+def test_a_hidden_roll_stays_hidden_from_a_player_sharing_the_gms_read() -> None:
+    table = seated_table()
+    tails = table.tails()
+    gm, ann = (SessionFeed(tails.of(table.session_id), v) for v in ("gm", "ann"))
+    table.roll("gm", blind=True)
+    woken_at = time.monotonic()
+    assert gm.read(0, woken_at) == alone(table, "gm")
+    assert ann.read(0, woken_at) == alone(table, "ann")
+    assert any(
+        item.roll is not None and item.roll.get("status") == "hidden"
+        for item in alone(table, "ann")
+    )
+
+
+# Steps of a played evening: a member rolls (or the GM rolls blind), or stream k reads.
+Step = tuple[str, int]
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("roll"), st.integers(0, len(VIEWERS) - 1)),
+        st.tuples(st.just("blind"), st.just(0)),
+        st.tuples(st.just("read"), st.integers(0, len(VIEWERS) - 1)),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=STEPS, held=st.integers(1, 8))
+def test_shared_reads_show_each_stream_what_it_would_see_alone(
+    steps: list[Step], held: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(feed_module, "HELD_EVENTS", held)  # small: the far-behind path too
+        table = seated_table()
+        tails = table.tails()
+        feeds = [SessionFeed(tails.of(table.session_id), viewer) for viewer in VIEWERS]
+        shown: list[list[FeedItem]] = [[] for _ in VIEWERS]
+        for action, who in steps:
+            if action == "read":
+                shown[who].extend(feeds[who].read(0, time.monotonic()))
+            else:
+                table.roll(VIEWERS[who], blind=action == "blind")
+        for who, viewer in enumerate(VIEWERS):
+            shown[who].extend(feeds[who].read(0, time.monotonic()))
+            assert shown[who] == alone(table, viewer), viewer
