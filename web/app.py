@@ -18,7 +18,7 @@ from diceledger.domain.errors import DiceledgerError, SessionBusyError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
-from diceledger.web.openapi import with_problem_schema
+from diceledger.web.openapi import operation_id, with_problem_schema
 from diceledger.web.page_errors import error_page, is_page
 from diceledger.web.problems import (
     BAD_REQUEST,
@@ -66,6 +66,7 @@ def build_app(services: WebServices) -> FastAPI:
         docs_url=None,  # the interactive docs load scripts from another host
         redoc_url=None,
         lifespan=live_updates,
+        generate_unique_id_function=operation_id,
     )
     app.state.services = services
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]

@@ -12,13 +12,14 @@ from starlette.responses import Response
 from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.domain.json import JsonValue
 from diceledger.infra.app.idempotency import Answer
+from diceledger.web.answers import document_of
 from diceledger.web.context import WebServices
 from diceledger.web.problems import PROBLEM_JSON, problem_body, problem_for
 
 HEADER = "idempotency-key"
 REPLAYED = "Idempotency-Replayed"
 
-Work = Callable[[], JsonValue]
+Work = Callable[[], JsonValue | BaseModel]  # a typed answer, or a view as it is
 
 
 def run_once(
@@ -40,10 +41,7 @@ def run_once(
     key = request.headers.get(HEADER)
     if key is None:
         if required:
-            raise InvalidInputError(
-                "requests that roll dice need an Idempotency-Key header, so a retry cannot "
-                "roll twice"
-            )
+            require_key(request)
         return _respond(_answer(work, status))
     fingerprint = f"{request.method} {request.url.path}\n" + (
         body.model_dump_json() if body is not None else ""
@@ -54,9 +52,19 @@ def run_once(
     return _respond(answer, replayed=replayed)
 
 
+def require_key(request: Request) -> None:
+    """Refuse a request that rolls dice without an Idempotency-Key (before any rate limit)."""
+    if request.headers.get(HEADER) is None:
+        raise InvalidInputError(
+            "requests that roll dice need an Idempotency-Key header, so a retry cannot roll twice"
+        )
+
+
 def _answer(work: Work, status: int) -> Answer:
     try:
-        return Answer(status, json.dumps(work(), ensure_ascii=False))
+        done = work()
+        document = document_of(done) if isinstance(done, BaseModel) else done
+        return Answer(status, json.dumps(document, ensure_ascii=False))
     except DiceledgerError as error:
         problem = problem_for(error)
         if problem.status >= 500:

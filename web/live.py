@@ -73,6 +73,8 @@ class StreamPlan:
 class EventStream(Response):
     """The streaming response: catch up from the plan's version, then follow the session."""
 
+    media_type = "text/event-stream"  # what /openapi.json says the route answers
+
     def __init__(self, plan: StreamPlan, wakeups: Wakeups) -> None:
         self.plan = plan
         self.wakeups = wakeups

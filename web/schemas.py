@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from fastapi import Path
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind, Target
@@ -24,6 +25,15 @@ TEXT = 500  # titles, names, reasons, notes
 LABEL = 80
 SALT = 200
 EXPRESSION = 1000
+
+# Characters the domain refuses in any text (domain/session/text.py): controls, line and
+# paragraph separators, bidirectional controls; names and expressions refuse more, which
+# no pattern lists whole. Declared to /openapi.json only: the domain's own check words
+# the refusal (which character, where) better than a pattern mismatch would.
+_HIDDEN = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+PLAIN: JsonDict = {"pattern": f"^[^{_HIDDEN}]*$"}
+# The same, and not blank: text a field requires.
+WORDS: JsonDict = {"pattern": f"^[^{_HIDDEN}]*[^{_HIDDEN}\\s][^{_HIDDEN}]*$"}
 
 
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
@@ -40,6 +50,18 @@ def _integer_text(value: object) -> object:
 AS_WRITTEN = BeforeValidator(_integer_text)
 RollId = Annotated[int, Path(description="The roll's number in its session"), AS_WRITTEN]
 
+ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}.*")
+
+
+def _time_text(value: object) -> object:
+    if isinstance(value, str) and not ISO_TIME.fullmatch(value):
+        raise PydanticCustomError("time_text", "must be a time in ISO 8601, as 2026-01-01T20:00Z")
+    return value
+
+
+# Last in a time's Annotated: lax parsing would read 0.5 or 1700000000 as seconds since 1970.
+AS_ISO_TIME = BeforeValidator(_time_text)
+
 
 class Body(BaseModel):
     """A request body: unknown fields are an error, and no value is coerced."""
@@ -51,7 +73,7 @@ class Source(Body):
     """One labelled source of Advantage, Disadvantage, Eased or Hindered."""
 
     amount: int = Field(ge=0, le=MAX_AMOUNT)
-    label: str | None = Field(default=None, max_length=LABEL)
+    label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
 
     def domain(self) -> Amount:
         """Return the domain's labelled amount."""
@@ -66,8 +88,14 @@ def amounts(sources: list[Source]) -> tuple[Amount, ...]:
 class NewSession(Body):
     """POST /api/v1/sessions."""
 
-    title: str = Field(min_length=1, max_length=TEXT)
-    name: str = Field(default="GM", min_length=1, max_length=TEXT, description="The GM's name")
+    title: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
+    name: str = Field(
+        default="GM",
+        min_length=1,
+        max_length=TEXT,
+        description="The GM's name",
+        json_schema_extra=WORDS,
+    )
     forbid_manual: bool = False
 
 
@@ -99,14 +127,14 @@ class JoinRequest(Body):
     """POST /api/v1/sessions/{id}/join."""
 
     invite_code: str = Field(min_length=1, max_length=100)
-    name: str = Field(min_length=1, max_length=TEXT)
-    client_seed: str = Field(default="", max_length=TEXT)
+    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
+    client_seed: str = Field(default="", max_length=TEXT, json_schema_extra=PLAIN)
 
 
 class OpposingSide(Body):
     """The other side of an opposed check."""
 
-    name: str = Field(min_length=1, max_length=TEXT)
+    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
     expression: str = Field(min_length=1, max_length=EXPRESSION)
     adv: list[Source] = Field(default_factory=list, max_length=20)
     dis: list[Source] = Field(default_factory=list, max_length=20)
@@ -124,8 +152,8 @@ class RollBody(Body):
     expression: str = Field(min_length=1, max_length=EXPRESSION)
     target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
     dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
-    dc_label: str | None = Field(default=None, max_length=LABEL)
-    against: str | None = Field(default=None, max_length=TEXT)
+    dc_label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    against: str | None = Field(default=None, max_length=TEXT, json_schema_extra=PLAIN)
     adv: list[Source] = Field(default_factory=list, max_length=20)
     dis: list[Source] = Field(default_factory=list, max_length=20)
     median: bool = False
@@ -134,11 +162,11 @@ class RollBody(Body):
     reroll: int = Field(default=0, ge=0, le=1000)
     reroll_scope: Literal["effect", "damage"] = "effect"
     auto_reroll: bool = False
-    action: str | None = Field(default=None, max_length=LABEL)
+    action: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
     blind: bool = False
-    for_: str | None = Field(default=None, alias="for", max_length=TEXT)
-    label: str | None = Field(default=None, max_length=LABEL)
-    salt: str = Field(default="", max_length=SALT)
+    for_: str | None = Field(default=None, alias="for", max_length=TEXT, json_schema_extra=PLAIN)
+    label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    salt: str = Field(default="", max_length=SALT, json_schema_extra=PLAIN)
     faces: list[int] | None = Field(default=None, max_length=1000)
     replaces: int | None = Field(default=None, ge=1)
     no_explode: bool = False
@@ -246,14 +274,14 @@ class AcceptBody(Body):
 class DisputeBody(Body):
     """POST .../rolls/{roll}/dispute."""
 
-    reason: str = Field(min_length=1, max_length=TEXT)
+    reason: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
 
 
 class RulingBody(Body):
     """POST .../rolls/{roll}/ruling."""
 
     outcome: Literal["upheld", "voided"]
-    note: str | None = Field(default=None, max_length=TEXT)
+    note: str | None = Field(default=None, max_length=TEXT, json_schema_extra=PLAIN)
 
 
 class MemberBody(Body):

@@ -135,6 +135,18 @@ def test_the_roll_limit_counts_per_member_not_per_token(limited: Api) -> None:
     assert limited.roll(table.sid, table.bob, CHECK).status_code == 201
 
 
+def test_a_roll_without_its_idempotency_key_is_refused_as_such_past_the_limit(
+    limited: Api,
+) -> None:
+    table = open_table(limited)
+    for _ in range(3):
+        assert limited.roll(table.sid, table.ann, CHECK).status_code == 201
+    keyless = limited.post(f"/api/v1/sessions/{table.sid}/rolls", table.ann, CHECK)
+    assert keyless.status_code == 422, keyless.text
+    assert "Idempotency-Key" in keyless.json()["detail"]
+    assert limited.roll(table.sid, table.ann, CHECK).status_code == 429
+
+
 def test_the_not_signed_in_page_tells_both_ways_back_in(api: Api, table: Table) -> None:
     stranger = TestClient(api.client.app)
     page = stranger.get(f"/s/{table.sid}")

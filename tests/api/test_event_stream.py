@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
+import jsonschema
 import pytest
 
 from diceledger.web.auth import cookie_name
@@ -313,3 +314,24 @@ def test_a_last_event_id_that_is_not_a_version_is_refused(start: Start) -> None:
     )
     assert response.status_code == 422
     assert "Last-Event-ID" in response.json()["detail"]
+
+
+def test_each_event_and_checkpoint_fits_the_schema_the_document_gives_it(
+    served: tuple[Client, Table],
+) -> None:
+    client, table = served
+    document = client.get("/openapi.json", table.ann).json()
+    components = {"components": document["components"]}
+    rolls = f"/api/v1/sessions/{table.sid}/rolls"
+    client.post(rolls, table.ann, CHECK)
+    client.post(rolls, table.gm, BLIND)  # the player's stream carries it as a stub
+    with client.stream(table.sid, table.ann) as stream:
+        stream.next()  # retry
+        blocks = blocks_through_checkpoint(stream, client.head(table.sid, table.ann))
+    kinds = {"checkpoint": "LiveCheckpoint"}
+    for block in blocks:
+        schema = {"$ref": "#/components/schemas/" + kinds.get(block.event or "", "LiveEvent")}
+        jsonschema.validate(block.json(), {**schema, **components})
+    assert {block.event for block in blocks} >= {"CheckResolved", "checkpoint"}
+    shown = [block.json().get("roll") or {} for block in blocks]
+    assert "hidden" in {roll.get("status") for roll in shown}

@@ -90,6 +90,14 @@ def test_a_replay_time_without_a_utc_offset_is_refused(api: Api, table: Table) -
     assert aware.status_code == 200 and aware.json()["lines"] == []
 
 
+@pytest.mark.parametrize("at", ["0.5", "1700000000", "20260101"])
+def test_a_replay_time_given_as_a_number_is_refused_not_read_as_seconds(
+    api: Api, table: Table, at: str
+) -> None:
+    base = f"/api/v1/sessions/{table.sid}/replay"
+    assert_refused(api.get(base, table.ann, at=at), "at")
+
+
 @pytest.mark.parametrize(
     "expression",
     ["1d20\n+5", "1d20\u00a0+5", "1d20\t+5", "1d20+5\u2028", "1d20\u200b+5"],

@@ -11,13 +11,18 @@ from diceledger.web.discord.replies import ResponseType
 from diceledger.web.discord.signature import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from diceledger.web.openapi import BODY, FAILS, STORE, answers
 from diceledger.web.problems import Problem, problem_response
+from diceledger.web.responses import DiscordReply
 
 router = APIRouter(tags=["discord"])
 NOT_CONFIGURED = Problem(404, "not-found", "Not found")
 
 
 # Discord signs its requests: anything else is 401; without a configured application, 404.
-@router.post("/discord/interactions", responses=answers(FAILS, STORE, BODY, (401, 404)))
+@router.post(
+    "/discord/interactions",
+    response_model=DiscordReply,
+    responses=answers(FAILS, STORE, BODY, (401, 404)),
+)
 async def interactions(request: Request, web: Services) -> Response:
     """Answer an interaction signed by the configured Discord application (else 401)."""
     face = web.discord

@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from diceledger.domain.json import JsonObject
 from diceledger.domain.session import commands as cmd
 from diceledger.infra.app.results import DisputeResult
 from diceledger.web.answers import answer
@@ -22,6 +21,7 @@ from diceledger.web.openapi import (
     answers,
     idempotency_key,
 )
+from diceledger.web.responses import Dispute, Review
 from diceledger.web.schemas import DisputeBody, RollId, RulingBody
 
 router = APIRouter(
@@ -31,21 +31,22 @@ router = APIRouter(
 )
 
 
-def dispute_json(result: DisputeResult) -> JsonObject:
+def dispute_json(result: DisputeResult) -> Dispute:
     """Return a dispute's answer: the same fields as the CLI's --json."""
-    return {
-        "session_id": result.session_id,
-        "roll_id": result.roll_id,
-        "by": result.by,
-        "outcome": result.outcome,
-        "note": result.note,
-        "checkpoint": result.checkpoint,
-    }
+    return Dispute(
+        session_id=result.session_id,
+        roll_id=result.roll_id,
+        by=result.by,
+        outcome=result.outcome,
+        note=result.note,
+        checkpoint=result.checkpoint,
+    )
 
 
 @router.post(
     "/dispute",
     status_code=201,
+    response_model=Dispute,
     responses=answers(BODY, COMMAND),
     openapi_extra=idempotency_key(required=False),
 )
@@ -59,21 +60,24 @@ def open_dispute(
 ) -> Response:
     """Dispute a roll the member can see."""
 
-    def opened() -> JsonObject:
+    def opened() -> Dispute:
         result = web.app.open_dispute(member.member, session_id, roll_id, body.reason)
         return dispute_json(result)
 
     return run_once(request, web, member.token_id, body, opened, status=201)
 
 
-@router.get("/review")
+@router.get("/review", response_model=Review)
 def review(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return the GM's review of a roll: every die, its provenance and the proofs."""
     return answer(web.app.review(member.member, session_id, roll_id))
 
 
 @router.post(
-    "/ruling", responses=answers(BODY, COMMAND), openapi_extra=idempotency_key(required=False)
+    "/ruling",
+    response_model=Dispute,
+    responses=answers(BODY, COMMAND),
+    openapi_extra=idempotency_key(required=False),
 )
 def rule(
     session_id: str,
@@ -86,7 +90,7 @@ def rule(
     """Rule on a dispute (GM): uphold the roll or void it."""
     command = cmd.ResolveDispute(roll_id, cmd.Ruling(body.outcome), body.note)
 
-    def ruled() -> JsonObject:
+    def ruled() -> Dispute:
         return dispute_json(web.app.resolve_dispute(member.member, session_id, command))
 
     return run_once(request, web, member.token_id, body, ruled)

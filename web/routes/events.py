@@ -17,7 +17,7 @@ from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.limits import per_member
 from diceledger.web.live import EventStream, SignedHead, StreamPlan
-from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers
+from diceledger.web.openapi import FAILS, INPUT, LIMITED, MEMBER, STORE, answers, stream_answer
 from diceledger.web.schemas import AS_WRITTEN
 
 VERSION = re.compile(r"[0-9]{1,18}")
@@ -29,15 +29,7 @@ router = APIRouter(
 )
 
 
-STREAM_DOCUMENT: dict[int | str, dict[str, object]] = {
-    200: {
-        "description": "Server-Sent Events: id (stream version), event (type), data (JSON)",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-    }
-}
-
-
-@router.get("/events", status_code=200, responses=STREAM_DOCUMENT)
+@router.get("/events", status_code=200, response_class=EventStream, responses=stream_answer())
 async def events(
     session_id: str,
     member: Member,

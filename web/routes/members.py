@@ -6,11 +6,11 @@ from fastapi import APIRouter, Path
 from starlette.responses import Response
 
 from diceledger.domain.hashchain import format_timestamp
-from diceledger.domain.json import JsonValue
-from diceledger.web.answers import answer
+from diceledger.web.answers import typed
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.openapi import BODY, COMMAND, FAILS, INPUT, MEMBER, STORE, answers
+from diceledger.web.responses import CoGm, Members, MemberTokens, Revoked, SignInCode
 
 router = APIRouter(
     prefix="/api/v1/sessions/{session_id}/members",
@@ -20,51 +20,56 @@ router = APIRouter(
 NAME = Path(min_length=1, max_length=500)
 
 
-@router.get("")
+@router.get("", response_model=Members)
 def members(session_id: str, member: Member, web: Services) -> Response:
     """List the members with their roles and live tokens (GM)."""
-    listed: list[JsonValue] = [
-        {"name": m.name, "role": m.role, "live_tokens": m.live_tokens}
+    listed = [
+        MemberTokens(name=m.name, role=m.role, live_tokens=m.live_tokens)
         for m in web.access.members(member)
     ]
-    return answer({"session_id": session_id, "members": listed})
+    return typed(Members(session_id=session_id, members=listed))
 
 
 # A name may hold "/" (sent as %2F): it is the whole path between members/ and the action.
-@router.post("/{name:path}/revoke", responses=answers(BODY, COMMAND))
+@router.post("/{name:path}/revoke", response_model=Revoked, responses=answers(BODY, COMMAND))
 def revoke(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Revoke every token of a member (GM); they keep their place in the log."""
     revoked = web.access.revoke(member, name)
-    return answer({"session_id": session_id, "name": name, "revoked_tokens": revoked})
+    return typed(Revoked(session_id=session_id, name=name, revoked_tokens=revoked))
 
 
-@router.post("/{name:path}/sign-in-codes", status_code=201, responses=answers(BODY, COMMAND))
-def create_sign_in_code(
+@router.post(
+    "/{name:path}/sign-in-codes",
+    status_code=201,
+    response_model=SignInCode,
+    responses=answers(BODY, COMMAND),
+)
+def create_sign_in_code_for(
     session_id: str, member: Member, web: Services, name: str = NAME
 ) -> Response:
     """Create a one-time link that signs a member in (GM): their way back in (shown once)."""
     made = web.access.sign_in_code_for(member, name)
-    return answer(
-        {
-            "session_id": session_id,
-            "name": name,
-            "sign_in_path": f"/sign-in/{made.code}",
-            "expires_at": format_timestamp(made.expires_at),
-        },
+    return typed(
+        SignInCode(
+            session_id=session_id,
+            name=name,
+            sign_in_path=f"/sign-in/{made.code}",
+            expires_at=format_timestamp(made.expires_at),
+        ),
         201,
     )
 
 
-@router.post("/{name:path}/co-gm", responses=answers(BODY, COMMAND))
+@router.post("/{name:path}/co-gm", response_model=CoGm, responses=answers(BODY, COMMAND))
 def make_co_gm(session_id: str, member: Member, web: Services, name: str = NAME) -> Response:
     """Make a player a co-GM (GM)."""
     made = web.access.make_co_gm(member, name)
     joined = made.member
-    return answer(
-        {
-            "session_id": session_id,
-            "name": joined.name,
-            "role": joined.role,
-            "checkpoint": made.checkpoint,
-        }
+    return typed(
+        CoGm(
+            session_id=session_id,
+            name=joined.name,
+            role="gm",
+            checkpoint=made.checkpoint,
+        )
     )

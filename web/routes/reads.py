@@ -23,7 +23,18 @@ from diceledger.web.openapi import (
     also_answers,
     answers,
 )
-from diceledger.web.schemas import AS_WRITTEN
+from diceledger.web.responses import Replay, Statistics, Verification
+from diceledger.web.schemas import AS_ISO_TIME, AS_WRITTEN
+
+CSV = "text/csv"
+TIDY_CSV = "Tidy CSV: one row a value (session_id,player,group,die,face,metric,value)"
+EXPORT = also_answers(
+    JsonLinesAnswer.media_type,
+    {
+        "type": "string",
+        "description": "JSON Lines: one exported event a line, as /api/v1/schema/events says",
+    },
+)
 
 router = APIRouter(
     prefix="/api/v1/sessions/{session_id}",
@@ -32,13 +43,15 @@ router = APIRouter(
 )
 
 
-@router.get("/replay")
+@router.get("/replay", response_model=Replay)
 def replay(
     session_id: str,
     member: Member,
     web: Services,
     until_position: Annotated[int | None, Query(ge=0), AS_WRITTEN] = None,
-    at: Annotated[AwareDatetime | None, Query(description="ISO 8601 with a UTC offset")] = None,
+    at: Annotated[
+        AwareDatetime | None, Query(description="ISO 8601 with a UTC offset"), AS_ISO_TIME
+    ] = None,
 ) -> Response:
     """Return the session as it happened, or as it stood at a store position or a time."""
     result = web.app.replay(member.member, session_id, Moment(until_position, at))
@@ -46,7 +59,11 @@ def replay(
     return answer({"session_id": session_id, "lines": lines, "as_of": result.as_of})
 
 
-@router.get("/stats", responses=also_answers("text/csv", {"type": "string"}))
+@router.get(
+    "/stats",
+    response_model=Statistics,
+    responses=also_answers(CSV, {"type": "string", "description": TIDY_CSV}),
+)
 def stats(
     session_id: str,
     member: Member,
@@ -57,17 +74,17 @@ def stats(
     """Return per-player statistics of the session, as JSON or tidy CSV."""
     result = web.app.statistics(member.member, session_id, player)
     if format == "csv":
-        return Response(tidy_csv(result.reports), media_type="text/csv; charset=utf-8")
+        return Response(tidy_csv(result.reports), media_type=f"{CSV}; charset=utf-8")
     return answer(reports_json(result.reports, member.member))
 
 
-@router.get("/verify")
+@router.get("/verify", response_model=Verification)
 def verify(session_id: str, member: Member, web: Services) -> Response:
     """Verify the session: chain, nonces, commitments, every die and outcome."""
     return answer(web.app.verify_session(session_id).as_dict())
 
 
-@router.get("/export", response_class=JsonLinesAnswer)
+@router.get("/export", response_class=JsonLinesAnswer, responses=EXPORT)
 def export(session_id: str, member: Member, web: Services) -> StreamingResponse:
     """Return the session's events as JSON Lines; with hidden blind rolls, only to a GM."""
     exported = web.app.export(member.member, session_id)

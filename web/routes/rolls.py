@@ -12,7 +12,7 @@ from diceledger.infra.app.results import RollResult
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services, WebServices
-from diceledger.web.idempotent import run_once
+from diceledger.web.idempotent import require_key, run_once
 from diceledger.web.limits import per_member
 from diceledger.web.openapi import (
     BODY,
@@ -25,6 +25,7 @@ from diceledger.web.openapi import (
     answers,
     idempotency_key,
 )
+from diceledger.web.roll_responses import RollAnswer, RolledAnswer
 from diceledger.web.schemas import AcceptBody, RerollBody, RollBody, RollId
 
 router = APIRouter(
@@ -39,13 +40,15 @@ def roll_json(result: RollResult) -> JsonObject:
     return {**result.view, "checkpoint": result.checkpoint}
 
 
-def _draws(web: WebServices, member: Credential) -> None:
+def _draws(request: Request, web: WebServices, member: Credential) -> None:
+    require_key(request)  # a request that could never roll is refused as such, not limited
     web.limits.use(per_member("rolls", member), web.settings.rolls_per_minute, "rolls")
 
 
 @router.post(
     "",
     status_code=201,
+    response_model=RolledAnswer,
     responses=answers(BODY, COMMAND, LIMITED),
     openapi_extra=idempotency_key(required=True),
 )
@@ -53,7 +56,7 @@ def request_roll(
     session_id: str, body: RollBody, member: Member, request: Request, web: Services
 ) -> Response:
     """Roll: a plain roll, a check, a save or an opposed check (Idempotency-Key required)."""
-    _draws(web, member)
+    _draws(request, web, member)
 
     def rolled() -> JsonObject:
         command = body.command(member.member)
@@ -62,7 +65,7 @@ def request_roll(
     return run_once(request, web, member.token_id, body, rolled, status=201, required=True)
 
 
-@router.get("/{roll_id}")
+@router.get("/{roll_id}", response_model=RollAnswer)
 def show_roll(session_id: str, roll_id: RollId, member: Member, web: Services) -> Response:
     """Return one roll as the member may see it."""
     return answer(web.app.roll(member.member, session_id, roll_id).view)
@@ -70,6 +73,7 @@ def show_roll(session_id: str, roll_id: RollId, member: Member, web: Services) -
 
 @router.post(
     "/{roll_id}/reroll",
+    response_model=RolledAnswer,
     responses=answers(BODY, COMMAND, LIMITED),
     openapi_extra=idempotency_key(required=True),
 )
@@ -82,7 +86,7 @@ def reroll(
     web: Services,
 ) -> Response:
     """Spend rerolls on chosen dice of a roll awaiting them (Idempotency-Key required)."""
-    _draws(web, member)
+    _draws(request, web, member)
     faces = None if body.faces is None else tuple(body.faces)
     command = cmd.Reroll(roll_id, tuple(body.dice), faces)
 
@@ -94,6 +98,7 @@ def reroll(
 
 @router.post(
     "/{roll_id}/accept",
+    response_model=RolledAnswer,
     responses=answers(BODY, COMMAND),
     openapi_extra=idempotency_key(required=False),
 )
@@ -116,6 +121,7 @@ def accept(
 
 @router.post(
     "/{roll_id}/reveal",
+    response_model=RolledAnswer,
     responses=answers(BODY, COMMAND),
     openapi_extra=idempotency_key(required=False),
 )

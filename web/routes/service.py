@@ -8,8 +8,9 @@ from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from diceledger.infra.app.odds import OddsQuery, Side, odds_of
-from diceledger.web.answers import answer
+from diceledger.web.answers import answer, typed
 from diceledger.web.openapi import FAILS, INPUT, answers
+from diceledger.web.responses import Health, Odds
 from diceledger.web.schemas import AS_WRITTEN
 
 router = APIRouter(tags=["service"])
@@ -17,13 +18,13 @@ router = APIRouter(tags=["service"])
 Amounts = Annotated[list[int], Query(max_length=20, default_factory=list)]
 
 
-@router.get("/healthz", responses=answers(FAILS))
+@router.get("/healthz", response_model=Health, responses=answers(FAILS))
 def healthz() -> Response:
     """Tell a load balancer the worker is up."""
-    return answer({"status": "ok"})
+    return typed(Health(status="ok"))
 
 
-@router.get("/api/v1/odds", responses=answers(FAILS, INPUT))
+@router.get("/api/v1/odds", response_model=Odds, responses=answers(FAILS, INPUT))
 def odds(  # keyword-only: the repeatable amounts have no default value of their own
     *,
     expression: str = Query(min_length=1, max_length=1000),

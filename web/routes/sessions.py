@@ -8,8 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from diceledger.domain.hashchain import format_timestamp
-from diceledger.domain.json import JsonObject
-from diceledger.web.answers import answer
+from diceledger.web.answers import answer, typed
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
 from diceledger.web.idempotent import HEADER as IDEMPOTENCY_KEY
@@ -25,26 +24,37 @@ from diceledger.web.openapi import (
     answers,
     idempotency_key,
 )
+from diceledger.web.responses import (
+    Invite,
+    Joined,
+    OpenedSession,
+    SeedRevealed,
+    SessionEnded,
+    SignInCode,
+)
+from diceledger.web.roll_responses import SessionAnswer
 from diceledger.web.schemas import JoinRequest, NewInvite, NewSession
 
 router = APIRouter(prefix="/api/v1/sessions", tags=["sessions"])
 MEMBER_COMMAND = answers(FAILS, STORE, MEMBER, BODY, COMMAND)
 
 
-@router.post("", status_code=201, responses=answers(FAILS, STORE, BODY))
+@router.post(
+    "", status_code=201, response_model=OpenedSession, responses=answers(FAILS, STORE, BODY)
+)
 def open_session(body: NewSession, web: Services) -> Response:
     """Open a session; its creator is the GM. The GM's token is shown this once."""
     opened = web.access.open_session(body.title, body.name, not body.forbid_manual)
     started = opened.started
-    return answer(
-        {
-            "session_id": started.session_id,
-            "title": started.title,
-            "gm": started.gm,
-            "gm_token": opened.gm_token,
-            "commitment": started.commitment,
-            "checkpoint": started.checkpoint,
-        },
+    return typed(
+        OpenedSession(
+            session_id=started.session_id,
+            title=started.title,
+            gm=started.gm,
+            gm_token=opened.gm_token,
+            commitment=started.commitment,
+            checkpoint=started.checkpoint,
+        ),
         201,
     )
 
@@ -53,6 +63,7 @@ def open_session(body: NewSession, web: Services) -> Response:
 @router.post(
     "/{session_id}/join",
     status_code=201,
+    response_model=Joined,
     responses=answers(FAILS, STORE, BODY, COMMAND, LIMITED, (403, 404)),
     openapi_extra=idempotency_key(required=False),
 )
@@ -65,18 +76,20 @@ def join(session_id: str, body: JoinRequest, request: Request, web: Services) ->
     web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
     key = request.headers.get(IDEMPOTENCY_KEY)
     joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
-    return answer(
-        {
-            "player_token": joined.token,
-            "name": joined.name,
-            "role": joined.role,
-            "checkpoint": joined.checkpoint,
-        },
+    return typed(
+        Joined(
+            player_token=joined.token,
+            name=joined.name,
+            role=joined.role,
+            checkpoint=joined.checkpoint,
+        ),
         201,
     )
 
 
-@router.get("/{session_id}", responses=answers(FAILS, STORE, MEMBER, INPUT))
+@router.get(
+    "/{session_id}", response_model=SessionAnswer, responses=answers(FAILS, STORE, MEMBER, INPUT)
+)
 def show(session_id: str, member: Member, web: Services) -> Response:
     """Return the session as its member may see it."""
     return answer(web.app.session(member.member, session_id).view)
@@ -84,60 +97,61 @@ def show(session_id: str, member: Member, web: Services) -> Response:
 
 @router.post(
     "/{session_id}/seed/reveal",
+    response_model=SeedRevealed,
     responses=MEMBER_COMMAND,
     openapi_extra=idempotency_key(required=False),
 )
 def reveal_seed(session_id: str, member: Member, request: Request, web: Services) -> Response:
     """Reveal the current seed (GM) and commit to a new one."""
 
-    def revealed() -> JsonObject:
+    def revealed() -> SeedRevealed:
         result = web.app.reveal_seed(member.member, session_id)
-        return {
-            "session_id": session_id,
-            "epoch": result.revealed.number,
-            "seed": result.revealed.seed,
-            "commitment": result.revealed.commitment,
-            "next_epoch": result.current.number,
-            "next_commitment": result.current.commitment,
-            "checkpoint": result.checkpoint,
-        }
+        return SeedRevealed(
+            session_id=session_id,
+            epoch=result.revealed.number,
+            seed=result.revealed.seed or "",
+            commitment=result.revealed.commitment,
+            next_epoch=result.current.number,
+            next_commitment=result.current.commitment,
+            checkpoint=result.checkpoint,
+        )
 
     return run_once(request, web, member.token_id, None, revealed)
 
 
 @router.post(
     "/{session_id}/end",
+    response_model=SessionEnded,
     responses=MEMBER_COMMAND,
     openapi_extra=idempotency_key(required=False),
 )
 def end(session_id: str, member: Member, request: Request, web: Services) -> Response:
     """End the session (GM): waiting rolls resolve as they stand, the seed is revealed."""
 
-    def ended() -> JsonObject:
+    def ended() -> SessionEnded:
         ended = web.app.end_session(member.member, session_id)
         epoch = ended.last_epoch
-        return {
-            "session_id": session_id,
-            "ended": True,
-            "epoch": epoch.number,
-            "seed": epoch.seed,
-            "checkpoint": ended.checkpoint,
-        }
+        return SessionEnded(
+            session_id=session_id,
+            ended=True,
+            epoch=epoch.number,
+            seed=epoch.seed or "",
+            checkpoint=ended.checkpoint,
+        )
 
     return run_once(request, web, member.token_id, None, ended)
 
 
-def invite_json(session_id: str, code: str, expires: str) -> JsonObject:
+def invite_json(session_id: str, code: str, expires: str) -> Invite:
     """Return an invite as the API shows it."""
-    return {
-        "session_id": session_id,
-        "invite_code": code,
-        "join_path": f"/join/{code}",
-        "expires_at": expires,
-    }
+    return Invite(
+        session_id=session_id, invite_code=code, join_path=f"/join/{code}", expires_at=expires
+    )
 
 
-@router.post("/{session_id}/invites", status_code=201, responses=MEMBER_COMMAND)
+@router.post(
+    "/{session_id}/invites", status_code=201, response_model=Invite, responses=MEMBER_COMMAND
+)
 def create_invite(
     session_id: str, member: Member, web: Services, body: NewInvite | None = None
 ) -> Response:
@@ -149,18 +163,24 @@ def create_invite(
     ttl = timedelta(minutes=(body or NewInvite()).expires_in_minutes)
 
     made = web.access.invite(member, ttl)
-    return answer(invite_json(session_id, made.code, format_timestamp(made.expires_at)), 201)
+    return typed(invite_json(session_id, made.code, format_timestamp(made.expires_at)), 201)
 
 
-@router.post("/{session_id}/sign-in-codes", status_code=201, responses=MEMBER_COMMAND)
+@router.post(
+    "/{session_id}/sign-in-codes",
+    status_code=201,
+    response_model=SignInCode,
+    responses=MEMBER_COMMAND,
+)
 def create_sign_in_code(session_id: str, member: Member, web: Services) -> Response:
     """Create a one-time code that signs this member in on another browser (shown once)."""
     made = web.access.sign_in_code(member)
-    return answer(
-        {
-            "session_id": session_id,
-            "sign_in_path": f"/sign-in/{made.code}",
-            "expires_at": format_timestamp(made.expires_at),
-        },
+    return typed(
+        SignInCode(
+            session_id=session_id,
+            name=member.member,
+            sign_in_path=f"/sign-in/{made.code}",
+            expires_at=format_timestamp(made.expires_at),
+        ),
         201,
     )
