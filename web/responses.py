@@ -223,6 +223,37 @@ class Statistics(Shape):
     reports: list[PlayerStatistics]
 
 
+class CampaignSession(Shape):
+    """One session of a campaign, and the caller's role in it (null: not a member)."""
+
+    session_id: str
+    title: str = Field(max_length=TEXT)
+    role: Literal["gm", "player"] | None
+
+
+class Campaign(Shape):
+    """A campaign: its sessions in the order they were added (docs/campaigns.md)."""
+
+    campaign_id: str
+    title: str = Field(max_length=TEXT)
+    started_by: str = Field(max_length=TEXT)
+    sessions: list[CampaignSession]
+
+
+class CampaignStatistics(Campaign):
+    """The campaign, then per-player statistics: one report per session the caller is a
+    member of, in the campaign's order, then each player's over all of them (``ALL``)."""
+
+    viewer: str
+    reports: list[PlayerStatistics]
+
+
+class OpenedCampaignSession(OpenedSession):
+    """A new session of a campaign; the GM's token is shown this once."""
+
+    campaign_id: str
+
+
 class Failure(Shape):
     """Where a verification failed and why."""
 

@@ -145,6 +145,12 @@ def test_real_answers_of_a_played_session_fit_their_schemas(
     calls.call("POST", f"{s}/members/bob/sign-in-codes", t.gm)
     calls.call("POST", f"{s}/members/bob/co-gm", t.gm)
     calls.call("POST", f"{s}/members/bob/revoke", t.gm)
+    campaign = calls.call("POST", "/api/v1/campaigns", t.gm, {"title": "Ash", "session_id": t.sid})
+    c = f"/api/v1/campaigns/{campaign['campaign_id']}"
+    calls.call("POST", f"{c}/sessions", t.gm, {"title": "Evening two"})
+    calls.call("GET", c, t.ann)
+    calls.call("GET", f"{c}/stats", t.ann)
+    calls.call("GET", f"{c}/stats", t.ann, format="csv")
     calls.call("POST", f"{s}/end", t.gm)
     calls.call("POST", f"{s}/devices/{device}/sign-out", t.ann)
     assert len(calls.checked) >= 30

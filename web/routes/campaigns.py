@@ -17,6 +17,8 @@ from diceledger.web.answers import answer
 from diceledger.web.auth import bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.openapi import BODY, COMMAND, FAILS, INPUT, MEMBER, STORE, also_answers, answers
+from diceledger.web.responses import Campaign, CampaignStatistics, OpenedCampaignSession
+from diceledger.web.routes.reads import CSV, TIDY_CSV
 from diceledger.web.schemas import NewCampaign, NewCampaignSession
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"])
@@ -27,8 +29,13 @@ def caller(request: Request, web: WebServices) -> Credential:
     return web.access.authenticate(bearer_token(request))
 
 
-@router.post("", status_code=201, responses=answers(FAILS, STORE, MEMBER, BODY, COMMAND))
-def start(body: NewCampaign, request: Request, web: Services) -> Response:
+@router.post(
+    "",
+    status_code=201,
+    response_model=Campaign,
+    responses=answers(FAILS, STORE, MEMBER, BODY, COMMAND),
+)
+def start_campaign(body: NewCampaign, request: Request, web: Services) -> Response:
     """Start a campaign whose first session is the caller's (a GM of it)."""
     member = web.access.in_session(caller(request, web), body.session_id)
     started = web.app.campaigns.start(member.member, body.title, member.session_id)
@@ -38,9 +45,10 @@ def start(body: NewCampaign, request: Request, web: Services) -> Response:
 @router.post(
     "/{campaign_id}/sessions",
     status_code=201,
+    response_model=OpenedCampaignSession,
     responses=answers(FAILS, STORE, MEMBER, BODY, INPUT, COMMAND),
 )
-def start_session(
+def start_campaign_session(
     campaign_id: str, body: NewCampaignSession, request: Request, web: Services
 ) -> Response:
     """Start a session in the campaign (a GM of one of its sessions); the GM's new token."""
@@ -61,8 +69,10 @@ def start_session(
     )
 
 
-@router.get("/{campaign_id}", responses=answers(FAILS, STORE, MEMBER, INPUT))
-def show(campaign_id: str, request: Request, web: Services) -> Response:
+@router.get(
+    "/{campaign_id}", response_model=Campaign, responses=answers(FAILS, STORE, MEMBER, INPUT)
+)
+def show_campaign(campaign_id: str, request: Request, web: Services) -> Response:
     """Return the campaign: its sessions and the caller's role in each."""
     member = caller(request, web)
     view = web.app.campaigns.show(member.member, campaign_id, member.session_id)
@@ -71,9 +81,11 @@ def show(campaign_id: str, request: Request, web: Services) -> Response:
 
 @router.get(
     "/{campaign_id}/stats",
-    responses=answers(FAILS, STORE, MEMBER, INPUT) | also_answers("text/csv", {"type": "string"}),
+    response_model=CampaignStatistics,
+    responses=answers(FAILS, STORE, MEMBER, INPUT)
+    | also_answers(CSV, {"type": "string", "description": TIDY_CSV}),
 )
-def stats(
+def campaign_stats(
     campaign_id: str,
     request: Request,
     web: Services,
@@ -87,5 +99,5 @@ def stats(
     member = caller(request, web)
     found = web.app.campaigns.statistics(member.member, campaign_id, player, member.session_id)
     if format == "csv":
-        return Response(tidy_csv(found.reports), media_type="text/csv; charset=utf-8")
+        return Response(tidy_csv(found.reports), media_type=f"{CSV}; charset=utf-8")
     return answer(found.as_dict())
