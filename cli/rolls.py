@@ -41,13 +41,16 @@ def _show(app: AppContext, result: RollResult) -> None:
 
 
 class SignedAmount(click.ParamType):
-    """``MOD`` or ``MOD:label`` where MOD may be negative (a DC's attribute MOD)."""
+    """``MOD`` or ``MOD:label`` where MOD may be negative (a DC's attribute MOD), or
+    ``@NAME``: the MOD of that name on the sheet of the save's origin (R4)."""
 
-    name = "MOD[:LABEL]"
+    name = "MOD[:LABEL]|@NAME"
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> tuple[int, str | None]:
+    ) -> tuple[int, str | None] | str:
+        if str(value).startswith("@"):
+            return str(value)[1:]
         number, _, label = str(value).partition(":")
         try:
             return whole_number(number), label.strip() or None
@@ -58,14 +61,21 @@ class SignedAmount(click.ParamType):
 
 
 DC = click.option(
-    "--dc", type=SignedAmount(), help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS."
+    "--dc",
+    type=SignedAmount(),
+    help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS; on a save, --dc @WIS "
+    "takes the MOD from the sheet of the character --against names.",
 )
+# A DC given as a number (and label), or as the name of a sheet value (``@WIS``).
+DcGiven = tuple[int, str | None] | str
 TARGET = click.option("--target", type=WHOLE, help="The number to meet or beat (R3).")
 
 
-def _target(target: int | None, dc: tuple[int, str | None] | None) -> Target:
+def _target(target: int | None, dc: DcGiven | None) -> Target | str:
     if (target is None) == (dc is None):
         raise click.UsageError("give exactly one of --target N or --dc MOD")
+    if isinstance(dc, str):
+        return dc  # the domain reads it from the origin's sheet (R4)
     if dc is not None:
         return Target.dc(*dc)  # the domain derives the DC's target (R4)
     assert target is not None
@@ -79,7 +89,7 @@ def _request(
     expression: str,
     options: RollOptions,
     check: CheckOptions = PLAIN_ROLL,
-    target: Target | None = None,
+    target: Target | str | None = None,
     against: str | None = None,
 ) -> None:
     command = cmd.RequestRoll(
@@ -91,7 +101,8 @@ def _request(
         eased=options.eased,
         hindered=options.hindered,
         exploding=not options.no_explode,
-        target=target,
+        target=target if isinstance(target, Target) else None,
+        dc_reference=target if isinstance(target, str) else None,
         against=against,
         action_id=options.action_id,
         rerolls=options.rerolls,
@@ -146,7 +157,7 @@ def check(
     session_id: str,
     expression: str,
     target: int | None,
-    dc: tuple[int, str | None] | None,
+    dc: DcGiven | None,
     check: CheckOptions,
     options: RollOptions,
 ) -> None:
@@ -174,7 +185,7 @@ def save(
     session_id: str,
     expression: str,
     target: int | None,
-    dc: tuple[int, str | None] | None,
+    dc: DcGiven | None,
     against: str,
     check: CheckOptions,
     options: RollOptions,
@@ -184,6 +195,11 @@ def save(
     \b
     Example:
       diceledger --as bob save "$S" "1d20+1" --dc 3:WIS --against "banshee wail"
+      diceledger --as bob character create "$S" Brak
+      diceledger --as bob character set "$S" Brak CON=2
+      diceledger --as gm character create "$S" Banshee --npc
+      diceledger --as gm character set "$S" Banshee WIS=3
+      diceledger --as bob save "$S" "1d20+@CON" --dc @WIS --against Banshee
     """
     _request(
         app, session_id, RollKind.SAVE, expression, options, check, _target(target, dc), against
