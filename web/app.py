@@ -32,6 +32,7 @@ from diceledger.web.problems import (
     problem_response,
 )
 from diceledger.web.routes import (
+    characters,
     devices,
     disputes,
     events,
@@ -68,7 +69,19 @@ def build_app(services: WebServices) -> FastAPI:
     )
     app.state.services = services
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
-    api = (sessions, rolls, disputes, reads, events, members, devices, proofs, service, schema)
+    api = (
+        sessions,
+        rolls,
+        disputes,
+        reads,
+        events,
+        members,
+        devices,
+        characters,
+        proofs,
+        service,
+        schema,
+    )
     for module in (*api, discord_routes, pages, session_pages):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -107,6 +107,12 @@ class RollBody(Body):
     target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
     dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
     dc_label: str | None = Field(default=None, max_length=LABEL)
+    dc_from: str | None = Field(
+        default=None,
+        max_length=LABEL,
+        description="A save's DC from the sheet of the character 'against' names: the "
+        "attribute or Quality whose MOD it takes (R4), e.g. WIS",
+    )
     against: str | None = Field(default=None, max_length=TEXT)
     adv: list[Source] = Field(default_factory=list, max_length=20)
     dis: list[Source] = Field(default_factory=list, max_length=20)
@@ -154,6 +160,7 @@ class RollBody(Body):
             salt=self.salt,
             faces=None if self.faces is None else tuple(self.faces),
             replaces=self.replaces,
+            dc_reference=self.dc_from,
         )
 
     def _target(self) -> Target | None:
@@ -171,6 +178,7 @@ class RollBody(Body):
         unused = {
             "target": self.target,
             "dc": self.dc,
+            "dc_from": self.dc_from,
             "against": self.against,
             "replaces": self.replaces,
         }
