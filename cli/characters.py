@@ -11,6 +11,7 @@ from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, whole_number
 from diceledger.cli.output import emit_json, shown
 from diceledger.cli.witness import witness
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.sheets import ATTRIBUTE_PATTERN
 from diceledger.infra.app.sheets import CharactersView, CharacterView, SheetResult
@@ -116,6 +117,40 @@ def set_(
     _show_result(app, result, f"{character} {name} set to {number:+d}")
 
 
+@character.command("save-roll")
+@SESSION
+@CHARACTER
+@click.argument("name", metavar="NAME")
+@click.argument("expression", metavar="EXPR")
+@click.option(
+    "--kind",
+    type=click.Choice(["effect", "damage", "check"]),
+    default="effect",
+    show_default=True,
+    help="What the roll is for; a check takes its target when rolled.",
+)
+@json_option
+@pass_app
+def save_roll(
+    app: AppContext, session_id: str, character: str, name: str, expression: str, kind: str
+) -> None:
+    """Keep a named roll on a sheet, rolled later with `roll --saved NAME`.
+
+    Its @references are read when it is rolled, so it follows the sheet. Saving a name
+    again replaces it.
+
+    \b
+    Example:
+      diceledger --as ann character create "$S" Thalia
+      diceledger --as ann character set "$S" Thalia STR=3
+      diceledger --as ann character save-roll "$S" Thalia Longsword "1d20+@STR" --kind check
+      diceledger --as ann check "$S" --saved Longsword --target 13
+    """
+    command = cmd.SaveRoll(character, name, RollKind(kind), expression)
+    result = app.app().change_sheet(app.actor, session_id, command)
+    _show_result(app, result, f"{character} keeps the roll '{name}': {kind} {expression}")
+
+
 @character.command("retire")
 @SESSION
 @CHARACTER
@@ -174,6 +209,12 @@ def show(app: AppContext, session_id: str, character: str) -> None:
     for entry in (*found.attributes, *found.qualities):
         label = f" ({entry.label})" if entry.label else ""
         click.echo(shown(f"  {entry.name}{label} {entry.value:+d}  set at version {entry.set_at}"))
+    for saved in found.saved:
+        click.echo(
+            shown(
+                f"  roll '{saved.name}': {saved.kind} {saved.expression}  (version {saved.set_at})"
+            )
+        )
 
 
 @character.command("list")

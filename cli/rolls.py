@@ -29,6 +29,13 @@ from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.infra.app.results import RollResult
 
 EXPR = click.argument("expression", metavar="EXPR")
+# A roll or check may instead be one the roller's character saved (``--saved NAME``).
+EXPR_OR_SAVED = click.argument("expression", metavar="[EXPR]", required=False, default="")
+SAVED = click.option(
+    "--saved",
+    metavar="NAME",
+    help="Roll one of your character's saved rolls (its kind and expression) instead of EXPR.",
+)
 PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
@@ -91,7 +98,10 @@ def _request(
     check: CheckOptions = PLAIN_ROLL,
     target: Target | str | None = None,
     against: str | None = None,
+    saved: str | None = None,
 ) -> None:
+    if not expression and saved is None:
+        raise click.UsageError("give EXPR, or --saved NAME")
     command = cmd.RequestRoll(
         kind=kind,
         expression=expression,
@@ -114,13 +124,15 @@ def _request(
         salt=options.salt,
         faces=options.faces,
         replaces=options.replaces,
+        saved=saved,
     )
     _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
 @click.command("roll")
 @SESSION
-@EXPR
+@EXPR_OR_SAVED
+@SAVED
 @click.option(
     "--kind",
     type=click.Choice(["effect", "damage"]),
@@ -132,20 +144,32 @@ def _request(
 @json_option
 @pass_app
 def roll(
-    app: AppContext, session_id: str, expression: str, kind: str, options: RollOptions
+    app: AppContext,
+    session_id: str,
+    expression: str,
+    saved: str | None,
+    kind: str,
+    options: RollOptions,
 ) -> None:
     """Roll dice: a damage or effect roll, every die counting and exploding (R2, R12).
+
+    A saved roll (--saved) brings its own kind and expression, and its name as the label.
 
     \b
     Example:
       diceledger --as ann roll "$S" "2d6+3[STR]" --kind damage
+      diceledger --as ann character create "$S" Thalia
+      diceledger --as ann character set "$S" Thalia STR=3
+      diceledger --as ann character save-roll "$S" Thalia Greataxe "1d12+@STR" --kind damage
+      diceledger --as ann roll "$S" --saved Greataxe
     """
-    _request(app, session_id, RollKind(kind), expression, options)
+    _request(app, session_id, RollKind(kind), expression, options, saved=saved)
 
 
 @click.command("check")
 @SESSION
-@EXPR
+@EXPR_OR_SAVED
+@SAVED
 @TARGET
 @DC
 @check_options
@@ -156,6 +180,7 @@ def check(
     app: AppContext,
     session_id: str,
     expression: str,
+    saved: str | None,
     target: int | None,
     dc: DcGiven | None,
     check: CheckOptions,
@@ -167,7 +192,8 @@ def check(
     Example:
       diceledger --as ann check "$S" "1d20+5" --target 15 --adv 1:flank
     """
-    _request(app, session_id, RollKind.CHECK, expression, options, check, _target(target, dc))
+    target_ = _target(target, dc)
+    _request(app, session_id, RollKind.CHECK, expression, options, check, target_, saved=saved)
 
 
 @click.command("save")

@@ -103,7 +103,14 @@ class RollBody(Body):
     """POST /api/v1/sessions/{id}/rolls: the fields of the CLI's roll commands."""
 
     kind: Literal["roll", "effect", "damage", "check", "save", "opposed"]
-    expression: str = Field(min_length=1, max_length=EXPRESSION)
+    expression: str = Field(
+        default="", max_length=EXPRESSION, description="Empty only with 'saved'"
+    )
+    saved: str | None = Field(
+        default=None,
+        max_length=LABEL,
+        description="A saved roll of the roller's character, whose kind and expression it takes",
+    )
     target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
     dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
     dc_label: str | None = Field(default=None, max_length=LABEL)
@@ -161,6 +168,7 @@ class RollBody(Body):
             faces=None if self.faces is None else tuple(self.faces),
             replaces=self.replaces,
             dc_reference=self.dc_from,
+            saved=self.saved,
         )
 
     def _target(self) -> Target | None:
@@ -179,6 +187,7 @@ class RollBody(Body):
             "target": self.target,
             "dc": self.dc,
             "dc_from": self.dc_from,
+            "saved": self.saved,
             "against": self.against,
             "replaces": self.replaces,
         }

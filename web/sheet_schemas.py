@@ -7,10 +7,11 @@ from typing import Annotated, Literal
 from fastapi import Path
 from pydantic import Field
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.sheets import MAX_SHEET_VALUE
-from diceledger.web.schemas import LABEL, TEXT, Body
+from diceledger.web.schemas import EXPRESSION, LABEL, TEXT, Body
 
 CharacterName = Annotated[str, Path(description="The character's name", max_length=TEXT)]
 
@@ -37,6 +38,18 @@ class SheetValueBody(Body):
     name: str = Field(min_length=1, max_length=LABEL)
     value: int = Field(ge=-MAX_SHEET_VALUE, le=MAX_SHEET_VALUE)
     label: str | None = Field(default=None, max_length=LABEL, description="attributes only")
+
+
+class SavedRollBody(Body):
+    """POST .../characters/{name}/saved-rolls: a named roll the character keeps."""
+
+    name: str = Field(min_length=1, max_length=LABEL)
+    kind: Literal["effect", "damage", "check"] = "effect"
+    expression: str = Field(min_length=1, max_length=EXPRESSION)
+
+    def command(self, character: str) -> cmd.SaveRoll:
+        """Return the typed command this body asks for."""
+        return cmd.SaveRoll(character, self.name, RollKind(self.kind), self.expression)
 
 
 class SheetRightsBody(Body):

@@ -84,6 +84,7 @@ class DirectoryChanges:
                 | ev.CharacterCreated()
                 | ev.AttributeSet()
                 | ev.QualitySet()
+                | ev.RollSaved()
                 | ev.CharacterRetired()
             ):
                 pass  # seeds and what happens within a roll do not change a listing

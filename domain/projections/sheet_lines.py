@@ -24,6 +24,11 @@ def describe_sheet(event: ev.SheetEvent) -> str:
             return f"{event.character} {event.name}{label} set to {event.value:+d} by {event.by}"
         case ev.QualitySet():
             return f"{event.character} {event.name} set to {event.value:+d} by {event.by}"
+        case ev.RollSaved():
+            return (
+                f"{event.character} saved the roll '{event.name}': {event.kind} "
+                f"{event.expression} (by {event.by})"
+            )
         case ev.CharacterRetired():
             return f"{event.character} retired by {event.by}"
         case _:

@@ -110,6 +110,7 @@ class StatisticsFold:
                 | ev.CharacterCreated()
                 | ev.AttributeSet()
                 | ev.QualitySet()
+                | ev.RollSaved()
                 | ev.CharacterRetired()
             ):
                 pass  # counted through the roll's contribution below, if at all

@@ -130,6 +130,7 @@ def describe(state: SessionState, event: ev.Event) -> str:
             | ev.CharacterCreated()
             | ev.AttributeSet()
             | ev.QualitySet()
+            | ev.RollSaved()
             | ev.CharacterRetired()
         ):
             return describe_sheet(event)

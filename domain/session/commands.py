@@ -38,7 +38,8 @@ class RequestRoll:
     ``target`` is a plain target or a DC (``Target.dc``), whose value the domain derives.
     ``dc_reference`` instead names the attribute or Quality of the save's origin (the
     character ``against`` names) whose MOD the DC takes (R4); the expression may read the
-    roller's own sheet (``1d20+@STR``).
+    roller's own sheet (``1d20+@STR``). ``saved`` names a saved roll of the roller's
+    character, whose kind and expression the request takes (and whose name, as its label).
     """
 
     kind: RollKind
@@ -62,6 +63,7 @@ class RequestRoll:
     faces: tuple[int, ...] | None = None
     replaces: int | None = None
     dc_reference: str | None = None
+    saved: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,11 +192,23 @@ class SetQuality:
 
 
 @dataclass(frozen=True, slots=True)
+class SaveRoll:
+    """Keep a named roll on a character's sheet (``Longsword``: a check of ``1d20+@STR``)."""
+
+    character: str
+    name: str
+    kind: RollKind
+    expression: str
+
+
+@dataclass(frozen=True, slots=True)
 class RetireCharacter:
     character: str
 
 
-SheetCommand = SetSheetRights | CreateCharacter | SetAttribute | SetQuality | RetireCharacter
+SheetCommand = (
+    SetSheetRights | CreateCharacter | SetAttribute | SetQuality | SaveRoll | RetireCharacter
+)
 
 Command = (
     StartSession

@@ -20,6 +20,7 @@ from diceledger.domain.session.decide_session import (
 from diceledger.domain.session.decide_sheets import (
     create_character,
     retire_character,
+    save_roll,
     set_attribute,
     set_quality,
     set_sheet_rights,
@@ -61,6 +62,8 @@ def decide(state: SessionState, command: cmd.Command, ctx: Context) -> list[Even
             return set_attribute(state, command, ctx)
         case cmd.SetQuality():
             return set_quality(state, command, ctx)
+        case cmd.SaveRoll():
+            return save_roll(state, command, ctx)
         case cmd.RetireCharacter():
             return retire_character(state, command, ctx)
         case _:

@@ -204,6 +204,32 @@ def refuse_while_opposed_waits(state: SessionState, action_id: str, besides: int
         )
 
 
+def _from_saved(state: SessionState, command: cmd.RequestRoll, owner: str) -> cmd.RequestRoll:
+    """Return the request a saved roll stands for: its kind, expression and name as label.
+
+    The request records what was rolled, not the saved name's lookup, so it verifies
+    as any request would.
+    """
+    name = command.saved
+    if name is None:
+        return command
+    if command.expression:
+        raise RollError("a saved roll brings its own expression; give one or the other")
+    character = state.character_of(owner)
+    saved = character.saved.get(name) if character else None
+    if character is None or saved is None:
+        whose = character.name if character else owner
+        raise RollError(f"{whose} has no saved roll {name!r}")
+    kind = RollKind(saved.kind)
+    if kind is RollKind.CHECK and command.target is None:
+        raise RollError(f"the saved roll {name!r} is a check: it needs a target or a DC")
+    if kind is not RollKind.CHECK and command.target is not None:
+        raise RollError(f"the saved roll {name!r} is a {kind} roll, which takes no target")
+    return replace(
+        command, kind=kind, expression=saved.expression, label=command.label or name, saved=None
+    )
+
+
 def _dc_by_reference(
     state: SessionState, command: cmd.RequestRoll
 ) -> tuple[cmd.RequestRoll, tuple[ev.SheetValue, ...]]:
@@ -224,8 +250,9 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     """Roll a plain roll, a check or a save, and resolve it unless rerolls may follow."""
     require_open(state)
     require_member(state, ctx.actor)
-    kind = RollKind(command.kind)
     owner = _owner(state, ctx, command.on_behalf_of, command.blind)
+    command = _from_saved(state, command, owner)
+    kind = RollKind(command.kind)
     _check_target(command, kind)
     side = ev.CheckSide(
         owner,

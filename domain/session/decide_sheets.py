@@ -1,4 +1,4 @@
-"""Decide the sheet commands: who keeps the sheets, characters, their attributes and Qualities.
+"""Decide the sheet commands: who keeps the sheets, characters, their values and saved rolls.
 
 A player creates and keeps their own character (one at a time); a GM may create one for
 any member, create NPCs, and change any sheet. ``sheets: gm`` leaves a player character's
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from diceledger.domain.dice.notation import parse
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import (
     CommandRefusedError,
     InvalidInputError,
@@ -29,12 +31,21 @@ from diceledger.domain.session.sheets import (
     GM_SHEETS,
     MAX_SHEET_VALUE,
     QUALITY_PATTERN,
+    SAVED_KINDS,
+    SAVED_ROLL_PATTERN,
     SHEET_RIGHTS,
     Character,
     find_character,
+    without_references,
 )
 from diceledger.domain.session.state import SessionState
-from diceledger.domain.session.text import MAX_LABEL, check_name, check_optional, normalize_name
+from diceledger.domain.session.text import (
+    MAX_LABEL,
+    check_expression,
+    check_name,
+    check_optional,
+    normalize_name,
+)
 
 
 def set_sheet_rights(
@@ -95,6 +106,23 @@ def set_quality(state: SessionState, command: cmd.SetQuality, ctx: Context) -> l
     character = _changeable(state, command.character, ctx)
     _check_entry(character, command.name, command.value, QUALITY_PATTERN, "a Quality")
     return [ev.QualitySet(character.name, command.name, command.value, ctx.actor)]
+
+
+def save_roll(state: SessionState, command: cmd.SaveRoll, ctx: Context) -> list[ev.Event]:
+    """Keep a named roll on a sheet the actor may change; its notation is checked now."""
+    character = _changeable(state, command.character, ctx)
+    if not re.fullmatch(SAVED_ROLL_PATTERN, command.name):
+        raise InvalidInputError(
+            "a saved roll's name is 1 to 40 letters, digits, spaces, _ ' or -, "
+            f"from a letter or digit, not {command.name!r}"
+        )
+    kind = RollKind(command.kind).value
+    if kind not in SAVED_KINDS:
+        raise InvalidInputError(f"a saved roll is one of {', '.join(SAVED_KINDS)}, not {kind}")
+    check_expression(command.expression)
+    # Each reference stands for a number, so the notation is checked with 0 in its place.
+    parse(without_references(command.expression, "0"))
+    return [ev.RollSaved(character.name, command.name, kind, command.expression, ctx.actor)]
 
 
 def retire_character(

@@ -18,6 +18,8 @@ from diceledger.domain.session.sheets import (
     ATTRIBUTE_PATTERN,
     MAX_SHEET_VALUE,
     QUALITY_PATTERN,
+    SAVED_KINDS,
+    SAVED_ROLL_PATTERN,
     SHEET_RIGHTS,
 )
 from diceledger.domain.session.state import GM, PLAYER
@@ -346,6 +348,17 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
             pattern=QUALITY_PATTERN,
         ),
         "value": FieldDoc("Its Quality value.", minimum=-MAX_SHEET_VALUE, maximum=MAX_SHEET_VALUE),
+        "by": ACTOR,
+    },
+    "RollSaved": {
+        "character": FieldDoc("The character whose sheet keeps the roll."),
+        "name": FieldDoc(
+            "The roll's name (Longsword): 1 to 40 letters, digits, spaces, _ ' or -, "
+            "from a letter or digit.",
+            pattern=SAVED_ROLL_PATTERN,
+        ),
+        "kind": FieldDoc("What the roll is for.", choices=SAVED_KINDS),
+        "expression": FieldDoc("The expression it rolls, as typed, with its @references."),
         "by": ACTOR,
     },
     "CharacterRetired": {

@@ -327,6 +327,18 @@ class QualitySet(EventBase):
 
 
 @dataclass(frozen=True, slots=True)
+class RollSaved(EventBase):
+    """A character kept a named roll (Longsword: 1d20+@STR), rolled later by its name;
+    saving a name again replaces what it rolls."""
+
+    character: str
+    name: str
+    kind: str  # effect | damage | check
+    expression: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
 class CharacterRetired(EventBase):
     """A character left play: its sheet can no longer be changed or rolled from."""
 
@@ -336,7 +348,7 @@ class CharacterRetired(EventBase):
 
 # What happens to the session's sheets.
 SheetEvent: TypeAlias = (
-    SheetRightsSet | CharacterCreated | AttributeSet | QualitySet | CharacterRetired
+    SheetRightsSet | CharacterCreated | AttributeSet | QualitySet | RollSaved | CharacterRetired
 )
 # What happens to the session as a whole.
 SessionWide: TypeAlias = (
@@ -375,6 +387,7 @@ def roll_id_of(event: Event) -> int | None:
             | CharacterCreated()
             | AttributeSet()
             | QualitySet()
+            | RollSaved()
             | CharacterRetired()
         ):
             return None

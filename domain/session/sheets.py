@@ -17,6 +17,8 @@ from diceledger.domain.errors import RollError
 
 ATTRIBUTE_PATTERN = r"^[A-Z][A-Z0-9]{0,5}$"
 QUALITY_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,39}$"
+SAVED_ROLL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 _'-]{0,39}$"
+SAVED_KINDS = ("effect", "damage", "check")
 # Far beyond any sheet's numbers, small enough that no total nears the notation's bounds.
 MAX_SHEET_VALUE = 20
 PLAYER_SHEETS = "player"
@@ -35,6 +37,15 @@ class Entry:
 
 
 @dataclass
+class SavedRoll:
+    """A named roll of a character: what it rolls, and the version of the event that saved it."""
+
+    kind: str
+    expression: str
+    set_at: int
+
+
+@dataclass
 class Character:
     """A character of the session: its owner (None: the GMs'), its values, whether retired."""
 
@@ -43,6 +54,7 @@ class Character:
     attributes: dict[str, Entry] = field(default_factory=dict)
     qualities: dict[str, Entry] = field(default_factory=dict)
     retired: bool = False
+    saved: dict[str, SavedRoll] = field(default_factory=dict)
 
     @property
     def is_npc(self) -> bool:
@@ -69,9 +81,9 @@ def has_references(expression: str) -> bool:
     return _REFERENCE.search(expression) is not None
 
 
-def without_references(expression: str) -> str:
-    """Return the expression with its ``@name`` references left out."""
-    return _REFERENCE.sub("", expression)
+def without_references(expression: str, stand_in: str = "") -> str:
+    """Return the expression with each ``@name`` replaced by ``stand_in`` (left out by default)."""
+    return _REFERENCE.sub(stand_in, expression)
 
 
 def written_out(

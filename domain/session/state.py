@@ -17,7 +17,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.sheets import PLAYER_SHEETS, Character, Entry
+from diceledger.domain.session.sheets import PLAYER_SHEETS, Character, Entry, SavedRoll
 
 # The version of the fold below. Bump it whenever ``evolve`` (or a record it builds)
 # changes what a state holds: persisted snapshots of another fold version are ignored and
@@ -277,6 +277,9 @@ def _sheet_event(state: SessionState, version: int, e: ev.SheetEvent) -> None:
             state.characters[e.character].attributes[e.name] = entry
         case ev.QualitySet():
             state.characters[e.character].qualities[e.name] = Entry(e.value, version)
+        case ev.RollSaved():
+            saved = SavedRoll(e.kind, e.expression, version)
+            state.characters[e.character].saved[e.name] = saved
         case ev.CharacterRetired():
             state.characters[e.character].retired = True
         case _:
@@ -319,6 +322,7 @@ def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
             | ev.CharacterCreated()
             | ev.AttributeSet()
             | ev.QualitySet()
+            | ev.RollSaved()
             | ev.CharacterRetired()
         ):
             _sheet_event(state, version, event)

@@ -289,6 +289,8 @@ def _sheet_command(head: ev.SheetEvent) -> cmd.SheetCommand:
             return cmd.SetAttribute(head.character, head.name, head.value, head.label)
         case ev.QualitySet():
             return cmd.SetQuality(head.character, head.name, head.value)
+        case ev.RollSaved():
+            return cmd.SaveRoll(head.character, head.name, RollKind(head.kind), head.expression)
         case ev.CharacterRetired():
             return cmd.RetireCharacter(head.character)
         case _:

@@ -35,6 +35,26 @@ class SheetEntryView:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedRollView:
+    """A named roll a character keeps: its kind, its expression as typed, when it was saved."""
+
+    name: str
+    kind: str
+    expression: str
+    set_at: int
+
+    @property
+    def view(self) -> JsonObject:
+        """Return the saved roll as data."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "expression": self.expression,
+            "set_at": self.set_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class CharacterView:
     """A character's sheet: owner (None: an NPC of the GMs), attributes, Qualities."""
 
@@ -43,6 +63,7 @@ class CharacterView:
     retired: bool
     attributes: tuple[SheetEntryView, ...]
     qualities: tuple[SheetEntryView, ...]
+    saved: tuple[SavedRollView, ...] = ()
 
     @classmethod
     def of(cls, character: Character) -> CharacterView:
@@ -53,6 +74,10 @@ class CharacterView:
             character.retired,
             tuple(SheetEntryView.of(n, e) for n, e in sorted(character.attributes.items())),
             tuple(SheetEntryView.of(n, e) for n, e in sorted(character.qualities.items())),
+            tuple(
+                SavedRollView(name, saved.kind, saved.expression, saved.set_at)
+                for name, saved in sorted(character.saved.items())
+            ),
         )
 
     @property
@@ -65,6 +90,7 @@ class CharacterView:
             "retired": self.retired,
             "attributes": [entry.view for entry in self.attributes],
             "qualities": [entry.view for entry in self.qualities],
+            "saved_rolls": [saved.view for saved in self.saved],
         }
 
 

@@ -169,6 +169,9 @@ PREPARE: dict[tuple[str, str], Prepare] = {
     ("POST", SESSION + "/characters"): _new_character,
     ("POST", CHARACTER + "/attributes"): _own_character({"name": "STR", "value": 2}),
     ("POST", CHARACTER + "/qualities"): _own_character({"name": "Athletics", "value": 1}),
+    ("POST", CHARACTER + "/saved-rolls"): _own_character(
+        {"name": "Longsword", "kind": "check", "expression": "1d20+@STR"}
+    ),
     ("POST", CHARACTER + "/retire"): _own_character(None),
     ("POST", SESSION + "/sheets"): lambda s, c: Call(body={"sheets": "player"}),
 }

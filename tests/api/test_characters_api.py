@@ -121,3 +121,17 @@ def test_r4_r6_rolls_over_http_read_each_sides_own_sheet(api: Api, table: Table)
     fair = {**cheat, "vs": {"name": "bob", "expression": "1d20+@STR"}, "faces": [10, 11]}
     opposed = made(api.roll(table.sid, table.ann, fair), 201)
     assert opposed["winner"] == "ann"
+
+
+def test_a_saved_roll_over_http_is_kept_on_the_sheet_and_rolled_by_name(
+    api: Api, table: Table
+) -> None:
+    sheets(api, table)
+    body = {"name": "Longsword", "kind": "check", "expression": "1d20+@STR"}
+    kept = made(api.post(f"{characters(table)}/Thalia/saved-rolls", table.ann, body))
+    assert kept["character"]["saved_rolls"][0]["expression"] == "1d20+@STR"
+    path = f"{characters(table)}/Thalia/saved-rolls"
+    refused(api, table, table.bob, path, body, 403, "forbidden")
+    swing = {"kind": "check", "saved": "Longsword", "target": 13, "faces": [10]}
+    rolled = made(api.roll(table.sid, table.ann, swing), 201)
+    assert (rolled["label"], rolled["total"], rolled["success"]) == ("Longsword", 13, True)

@@ -85,3 +85,15 @@ def test_r4_r6_rolls_read_the_sheet_and_review_names_each_value_and_its_event(
     assert all(v["matches"] and v["set_event"] == "AttributeSet" for v in review["sheet"])
     text = ledger.ok("gm", "dispute", "review", table, "2")
     assert "DC from Goblin @WIS -1, set at version" in text
+
+
+def test_a_saved_roll_is_rolled_by_name_from_the_command_line(ledger: Ledger, table: str) -> None:
+    sheets(ledger, table)
+    saved = ["character", "save-roll", table, "Thalia", "Greataxe", "1d12+@STR", "--kind", "damage"]
+    assert ledger.ok("ann", *saved) == "Thalia keeps the roll 'Greataxe': damage 1d12+@STR\n"
+    rolled = ledger.data("ann", "roll", table, "--saved", "Greataxe", "--faces", "5")
+    assert (rolled["kind"], rolled["label"], rolled["total"]) == ("damage", "Greataxe", 8)
+    shown = ledger.data("ann", "character", "show", table, "Thalia")
+    assert [r["name"] for r in shown["saved_rolls"]] == ["Greataxe"]
+    assert "no saved roll 'Axe'" in ledger.refused("ann", "roll", table, "--saved", "Axe")
+    ledger.misused("ann", "roll", table)

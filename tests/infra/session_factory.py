@@ -90,7 +90,8 @@ def _sheets(services: MemoryServices, sid: str) -> None:
 
 
 def _rolls_from_sheets(services: MemoryServices, sid: str) -> None:
-    """A check, a save with a DC by reference (R4) and an opposed check (R6) from sheets."""
+    """A check, a save with a DC by reference (R4), an opposed check (R6) and a saved roll
+    from the sheets."""
     run = services.sessions.execute
     run(sid, "ann", cmd.RequestRoll(RollKind.CHECK, "1d20+@STR+@Athletics", target=Target(12)))
     save = cmd.RequestRoll(RollKind.SAVE, "1d20+@STR", dc_reference="WIS", against="Gas")
@@ -98,6 +99,8 @@ def _rolls_from_sheets(services: MemoryServices, sid: str) -> None:
     run(
         sid, "ann", cmd.RequestOpposed(CheckSide("ann", "1d20+@STR"), CheckSide("bob", "1d20+@STR"))
     )
+    run(sid, "ann", cmd.SaveRoll("Thalia", "Greataxe", RollKind.DAMAGE, "1d12+@STR"))
+    run(sid, "ann", cmd.RequestRoll(RollKind.DAMAGE, "", saved="Greataxe"))
 
 
 def records_of(services: MemoryServices, sid: str) -> list[RecordedEvent]:

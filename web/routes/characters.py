@@ -25,6 +25,7 @@ from diceledger.web.openapi import (
 from diceledger.web.sheet_schemas import (
     CharacterName,
     NewCharacter,
+    SavedRollBody,
     SheetRightsBody,
     SheetValueBody,
 )
@@ -93,6 +94,23 @@ def set_quality(
         return web.app.change_sheet(member.member, session_id, command).view
 
     return run_once(request, web, member.token_id, body, changed)
+
+
+@router.post("/characters/{character}/saved-rolls", responses=CHANGED, openapi_extra=RETRYABLE)
+def save_roll(
+    session_id: str,
+    character: CharacterName,
+    body: SavedRollBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Keep a named roll on a character's sheet, with the same rights as its values."""
+
+    def saved() -> JsonObject:
+        return web.app.change_sheet(member.member, session_id, body.command(character)).view
+
+    return run_once(request, web, member.token_id, body, saved)
 
 
 @router.post("/characters/{character}/retire", responses=CHANGED, openapi_extra=RETRYABLE)

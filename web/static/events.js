@@ -26,6 +26,7 @@ export const SCHEMA_VERSIONS = {
   CharacterCreated: 1,
   AttributeSet: 1,
   QualitySet: 1,
+  RollSaved: 1,
   CharacterRetired: 1,
 };
 

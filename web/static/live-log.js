@@ -15,7 +15,7 @@ const EVENT_TYPES = [
   "DieExploded", "DieRerolled", "RollAccepted", "RollResolved", "CheckResolved",
   "OpposedCheckTied", "RollDisputed", "DisputeResolved", "RollRevealed", "SeedRevealed",
   "SessionEnded", "SheetRightsSet", "CharacterCreated", "AttributeSet", "QualitySet",
-  "CharacterRetired",
+  "RollSaved", "CharacterRetired",
 ];
 const POLL_MS = 1500;
 const RETRY_MS = 3000;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import (
     CommandRefusedError,
     InvalidInputError,
@@ -101,3 +102,49 @@ def test_a_retired_character_is_frozen_and_its_player_may_start_another() -> Non
     assert isinstance(error, CommandRefusedError) and "retired" in str(error)
     t.run("ann", cmd.CreateCharacter("Vex", "ann"))
     assert t.state.character_of("ann") is t.state.characters["Vex"]
+
+
+def test_a_saved_roll_is_rolled_by_name_and_reads_the_sheet_when_rolled() -> None:
+    t = table()
+    t.run("ann", cmd.SaveRoll("Thalia", "Longsword", RollKind.CHECK, "1d20+@STR"))
+    saved = event_as(ev.RollSaved, t.events[-1])
+    assert (saved.name, saved.kind, saved.expression, saved.by) == (
+        "Longsword",
+        "check",
+        "1d20+@STR",
+        "ann",
+    )
+    t.run("ann", cmd.SetAttribute("Thalia", "STR", 4))
+    swing = cmd.RequestRoll(RollKind.EFFECT, "", target=Target(12), saved="Longsword")
+    events = t.run("ann", swing, faces=(10,))
+    request = event_as(ev.RollRequested, events[0])
+    assert (request.kind, request.label, request.side.expression) == (
+        "check",
+        "Longsword",
+        "1d20+4[STR]",
+    )
+    assert event_as(ev.CheckResolved, events[-1]).total == 14
+
+
+@pytest.mark.parametrize(
+    ("actor", "command", "message"),
+    [
+        ("ann", cmd.RequestRoll(RollKind.EFFECT, "", saved="Axe"), "no saved roll 'Axe'"),
+        ("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", saved="Longsword"), "one or the other"),
+        ("ann", cmd.RequestRoll(RollKind.EFFECT, "", saved="Longsword"), "needs a target"),
+        ("bob", cmd.RequestRoll(RollKind.EFFECT, "", saved="Longsword"), "bob has no saved roll"),
+        ("bob", cmd.SaveRoll("Thalia", "Axe", RollKind.DAMAGE, "1d12"), "not yours"),
+        ("ann", cmd.SaveRoll("Thalia", "[Axe]", RollKind.DAMAGE, "1d12"), "a saved roll's name"),
+        ("ann", cmd.SaveRoll("Thalia", "Axe", RollKind.DAMAGE, "1d12+"), "column 6"),
+        ("ann", cmd.SaveRoll("Thalia", "Axe", RollKind.SAVE, "1d20"), "one of effect"),
+    ],
+)
+def test_bad_saved_rolls_are_refused_in_one_line_and_append_nothing(
+    actor: str, command: cmd.Command, message: str
+) -> None:
+    t = table()
+    t.run("ann", cmd.SaveRoll("Thalia", "Longsword", RollKind.CHECK, "1d20+@STR"))
+    before = list(t.events)
+    error = t.refused(actor, command)
+    assert message in str(error) and "\n" not in str(error)
+    assert t.events == before
