@@ -108,6 +108,10 @@ class CharactersView:
         characters = tuple(CharacterView.of(c) for c in state.characters.values())
         return cls(state.session_id or "", state.sheets, characters)
 
+    def played_by(self, member: str) -> CharacterView | None:
+        """Return the character ``member`` plays now, if any."""
+        return next((c for c in self.characters if c.owner == member and not c.retired), None)
+
     def find(self, name: str) -> CharacterView | None:
         """Return the character called ``name``, if the session has it."""
         return next((c for c in self.characters if c.name == name), None)
