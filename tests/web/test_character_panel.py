@@ -97,3 +97,22 @@ def test_a_player_rolls_a_saved_roll_with_one_press(
         ann.until(lambda: "reads the sheet" in ann.text("#roll-odds"), "no word on the odds")
         ann.submit_roll()
         ann.wait_roll(3, "3[STR]")
+
+
+def test_the_gm_panel_review_names_each_sheet_value_a_disputed_roll_read(api: Api) -> None:
+    table = open_table(api)
+    characters = f"/api/v1/sessions/{table.sid}/characters"
+    assert api.post(characters, table.ann, {"name": "Thalia"}).status_code == 201
+    body = {"name": "STR", "value": 3}
+    assert api.post(f"{characters}/Thalia/attributes", table.ann, body).status_code == 200
+    roll = {"kind": "effect", "expression": "1d20+@STR", "faces": [4]}
+    assert api.roll(table.sid, table.ann, roll).status_code == 201
+    dispute = f"/api/v1/sessions/{table.sid}/rolls/1/dispute"
+    assert api.post(dispute, table.bob, {"reason": "your STR is +1"}).status_code == 201
+    api.client.cookies.clear()
+    panel = api.client.get(f"/s/{table.sid}/gm", headers={"Authorization": f"Bearer {table.gm}"})
+    assert panel.status_code == 200
+    sheet = re.search(r'<ul class="review-sheet">.*?</ul>', panel.text, flags=re.S)
+    assert sheet is not None
+    words = " ".join(re.sub(r"<[^>]+>", "", sheet.group(0)).split())
+    assert "Thalia @STR +3: set at version" in words and "by ann (AttributeSet)" in words
