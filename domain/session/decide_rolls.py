@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from diceledger.domain.dice.checks import judge
 from diceledger.domain.dice.engine import LowestBelowAverage, RollState, reroll, start
 from diceledger.domain.dice.render import render_check, render_roll
@@ -20,7 +18,7 @@ from diceledger.domain.session.guards import (
     require_open,
 )
 from diceledger.domain.session.opposed import waiting_on_action
-from diceledger.domain.session.references import dc_value, resolve_sides
+from diceledger.domain.session.references import dc_by_reference, from_saved, resolve_sides
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import SessionState
 from diceledger.domain.session.text import (
@@ -204,43 +202,6 @@ def refuse_while_opposed_waits(state: SessionState, action_id: str, besides: int
         )
 
 
-def _from_saved(state: SessionState, command: cmd.RequestRoll, owner: str) -> cmd.RequestRoll:
-    """Return the request a saved roll stands for: its kind, expression and name as label.
-
-    The request records what was rolled, not the saved name's lookup, so it verifies
-    as any request would.
-    """
-    name = command.saved
-    if name is None:
-        return command
-    if command.expression:
-        raise RollError("a saved roll brings its own expression; give one or the other")
-    character = state.character_of(owner)
-    saved = character.saved.get(name) if character else None
-    if character is None or saved is None:
-        whose = character.name if character else owner
-        raise RollError(f"{whose} has no saved roll {name!r}")
-    kind = RollKind(saved.kind)
-    if kind is RollKind.CHECK and command.target is None:
-        raise RollError(f"the saved roll {name!r} is a check: it needs a target or a DC")
-    if kind is not RollKind.CHECK and command.target is not None:
-        raise RollError(f"the saved roll {name!r} is a {kind} roll, which takes no target")
-    return replace(
-        command, kind=kind, expression=saved.expression, label=command.label or name, saved=None
-    )
-
-
-def _dc_by_reference(
-    state: SessionState, command: cmd.RequestRoll
-) -> tuple[cmd.RequestRoll, tuple[ev.SheetValue, ...]]:
-    """Return the request with its DC by reference made a DC from the origin's MOD (R4)."""
-    if command.dc_reference is None:
-        return command, ()
-    value = dc_value(state, command.against, command.dc_reference)
-    target = Target.dc(value.value, command.dc_reference)
-    return replace(command, target=target, dc_reference=None), (value,)
-
-
 def _refuse_constant(spec_dice: int, expression: str) -> None:
     if spec_dice == 0:
         raise RollError(f"'{expression}' rolls no dice; a roll needs at least one die (R2)")
@@ -251,7 +212,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     require_open(state)
     require_member(state, ctx.actor)
     owner = _owner(state, ctx, command.on_behalf_of, command.blind)
-    command = _from_saved(state, command, owner)
+    command = from_saved(state, command, owner)
     kind = RollKind(command.kind)
     _check_target(command, kind)
     side = ev.CheckSide(
@@ -264,7 +225,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     )
     check_texts(command, [side])
     check_npc_names(state, ctx, [side])
-    command, dc = _dc_by_reference(state, command)
+    command, dc = dc_by_reference(state, command)
     _replaced(state, command, side)
     resolved = resolve_sides(state, (side,))
     roll_id = len(state.rolls) + 1

@@ -1,4 +1,5 @@
-"""Read a request's sheet references (R4, R6): each side's ``@name`` from its own character.
+"""Read a request's sheet references (R4, R6): each side's ``@name`` from its own character,
+a DC from its origin's sheet, and a saved roll from the roller's.
 
 A side's ``@STR`` reads the sheet of the character that side rolls with (a member's own,
 or the NPC of that name) as it stands when the request is decided; a DC by reference reads
@@ -11,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from diceledger.domain.dice.notation import tokenize
+from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import RollError
+from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.sheets import (
     has_references,
@@ -71,3 +74,40 @@ def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide) -> None
                 f"name {opponent.name}'s MODs from their sheet (1d20+@STR), "
                 "not as numbers: each side's MODs are its own"
             )
+
+
+def from_saved(state: SessionState, command: cmd.RequestRoll, owner: str) -> cmd.RequestRoll:
+    """Return the request a saved roll stands for: its kind, expression and name as label.
+
+    The request records what was rolled, not the saved name's lookup, so it verifies
+    as any request would.
+    """
+    name = command.saved
+    if name is None:
+        return command
+    if command.expression:
+        raise RollError("a saved roll brings its own expression; give one or the other")
+    character = state.character_of(owner)
+    saved = character.saved.get(name) if character else None
+    if character is None or saved is None:
+        whose = character.name if character else owner
+        raise RollError(f"{whose} has no saved roll {name!r}")
+    kind = RollKind(saved.kind)
+    if kind is RollKind.CHECK and command.target is None:
+        raise RollError(f"the saved roll {name!r} is a check: it needs a target or a DC")
+    if kind is not RollKind.CHECK and command.target is not None:
+        raise RollError(f"the saved roll {name!r} is a {kind} roll, which takes no target")
+    return replace(
+        command, kind=kind, expression=saved.expression, label=command.label or name, saved=None
+    )
+
+
+def dc_by_reference(
+    state: SessionState, command: cmd.RequestRoll
+) -> tuple[cmd.RequestRoll, tuple[ev.SheetValue, ...]]:
+    """Return the request with its DC by reference made a DC from the origin's MOD (R4)."""
+    if command.dc_reference is None:
+        return command, ()
+    value = dc_value(state, command.against, command.dc_reference)
+    target = Target.dc(value.value, command.dc_reference)
+    return replace(command, target=target, dc_reference=None), (value,)
