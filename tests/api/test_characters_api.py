@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from diceledger.infra.store.schema import events
@@ -135,3 +136,29 @@ def test_a_saved_roll_over_http_is_kept_on_the_sheet_and_rolled_by_name(
     swing = {"kind": "check", "saved": "Longsword", "target": 13, "faces": [10]}
     rolled = made(api.roll(table.sid, table.ann, swing), 201)
     assert (rolled["label"], rolled["total"], rolled["success"]) == ("Longsword", 13, True)
+
+
+CHANGES = {
+    "attributes": {"name": "STR", "value": 9},
+    "qualities": {"name": "Athletics", "value": 9},
+    "saved-rolls": {"name": "Cheat", "kind": "effect", "expression": "1d20+9"},
+    "retire": None,
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_every_member_is_refused_a_foreign_character_on_every_character_route(
+    api: Api, table: Table, change: str
+) -> None:
+    # Foreign to a player: another player's character and the GMs' NPC (403). Foreign to
+    # every member, GM included: a character of another session (404).
+    sheets(api, table)
+    other = open_table(api)
+    made(api.post(characters(other), other.ann, {"name": "Elsewhere"}), 201)
+    body = CHANGES[change]
+    for name in ("Brak", "Goblin"):
+        path = f"{characters(table)}/{name}/{change}"
+        refused(api, table, table.ann, path, body, 403, "forbidden")
+    for token in (table.ann, table.bob, table.gm):
+        path = f"{characters(table)}/Elsewhere/{change}"
+        refused(api, table, token, path, body, 404, "not-found")
