@@ -101,6 +101,22 @@ def _print_review(report: dict[str, Any]) -> None:
     click.echo("resolution (R14):")
     for step in report["steps"]:
         click.echo(f"  {shown(step)}")
+    if report["sheet"]:
+        click.echo("sheet values read (as the sheet stood at the request):")
+    for value in report["sheet"]:
+        where = "DC from " if value["use"] == "dc" else ""
+        source = (
+            f"set at version {value['set_at']} by {value['set_by']} ({value['set_event']})"
+            if value["set_event"]
+            else f"version {value['set_at']} is not in the log"
+        )
+        agrees = "" if value["matches"] else f"; the sheet said {value['on_sheet']}: MISMATCH"
+        click.echo(
+            shown(
+                f"  {where}{value['character']} @{value['name']} {value['recorded']:+d}, "
+                f"{source}{agrees}"
+            )
+        )
     click.echo("in the log:")
     for event in report["events"]:
         click.echo(

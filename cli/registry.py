@@ -23,6 +23,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "accept": ("diceledger.cli.rolls", "accept", "Accept a waiting roll as it stands."),
     "reveal": ("diceledger.cli.rolls", "reveal", "Show a blind roll to the players (GM)."),
     "seed": ("diceledger.cli.rolls", "seed", "Reveal the session's seed (GM)."),
+    "character": (
+        "diceledger.cli.characters",
+        "character",
+        "Create characters, set their attributes and Qualities, list them.",
+    ),
     "dispute": ("diceledger.cli.dispute", "dispute", "Dispute a roll, review it and rule on it."),
     "verify": (
         "diceledger.cli.verify",

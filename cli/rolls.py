@@ -29,6 +29,13 @@ from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.infra.app.results import RollResult
 
 EXPR = click.argument("expression", metavar="EXPR")
+# A roll or check may instead be one the roller's character saved (``--saved NAME``).
+EXPR_OR_SAVED = click.argument("expression", metavar="[EXPR]", required=False, default="")
+SAVED = click.option(
+    "--saved",
+    metavar="NAME",
+    help="Roll one of your character's saved rolls (its kind and expression) instead of EXPR.",
+)
 PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
@@ -41,13 +48,16 @@ def _show(app: AppContext, result: RollResult) -> None:
 
 
 class SignedAmount(click.ParamType):
-    """``MOD`` or ``MOD:label`` where MOD may be negative (a DC's attribute MOD)."""
+    """``MOD`` or ``MOD:label`` where MOD may be negative (a DC's attribute MOD), or
+    ``@NAME``: the MOD of that name on the sheet of the save's origin (R4)."""
 
-    name = "MOD[:LABEL]"
+    name = "MOD[:LABEL]|@NAME"
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> tuple[int, str | None]:
+    ) -> tuple[int, str | None] | str:
+        if str(value).startswith("@"):
+            return str(value)[1:]
         number, _, label = str(value).partition(":")
         try:
             return whole_number(number), label.strip() or None
@@ -58,14 +68,21 @@ class SignedAmount(click.ParamType):
 
 
 DC = click.option(
-    "--dc", type=SignedAmount(), help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS."
+    "--dc",
+    type=SignedAmount(),
+    help="Determined Check: target = 10 + MOD (R4), e.g. --dc 3:WIS; on a save, --dc @WIS "
+    "takes the MOD from the sheet of the character --against names.",
 )
+# A DC given as a number (and label), or as the name of a sheet value (``@WIS``).
+DcGiven = tuple[int, str | None] | str
 TARGET = click.option("--target", type=WHOLE, help="The number to meet or beat (R3).")
 
 
-def _target(target: int | None, dc: tuple[int, str | None] | None) -> Target:
+def _target(target: int | None, dc: DcGiven | None) -> Target | str:
     if (target is None) == (dc is None):
         raise click.UsageError("give exactly one of --target N or --dc MOD")
+    if isinstance(dc, str):
+        return dc  # the domain reads it from the origin's sheet (R4)
     if dc is not None:
         return Target.dc(*dc)  # the domain derives the DC's target (R4)
     assert target is not None
@@ -79,9 +96,12 @@ def _request(
     expression: str,
     options: RollOptions,
     check: CheckOptions = PLAIN_ROLL,
-    target: Target | None = None,
+    target: Target | str | None = None,
     against: str | None = None,
+    saved: str | None = None,
 ) -> None:
+    if not expression and saved is None:
+        raise click.UsageError("give EXPR, or --saved NAME")
     command = cmd.RequestRoll(
         kind=kind,
         expression=expression,
@@ -91,7 +111,8 @@ def _request(
         eased=options.eased,
         hindered=options.hindered,
         exploding=not options.no_explode,
-        target=target,
+        target=target if isinstance(target, Target) else None,
+        dc_reference=target if isinstance(target, str) else None,
         against=against,
         action_id=options.action_id,
         rerolls=options.rerolls,
@@ -103,13 +124,15 @@ def _request(
         salt=options.salt,
         faces=options.faces,
         replaces=options.replaces,
+        saved=saved,
     )
     _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
 @click.command("roll")
 @SESSION
-@EXPR
+@EXPR_OR_SAVED
+@SAVED
 @click.option(
     "--kind",
     type=click.Choice(["effect", "damage"]),
@@ -121,20 +144,32 @@ def _request(
 @json_option
 @pass_app
 def roll(
-    app: AppContext, session_id: str, expression: str, kind: str, options: RollOptions
+    app: AppContext,
+    session_id: str,
+    expression: str,
+    saved: str | None,
+    kind: str,
+    options: RollOptions,
 ) -> None:
     """Roll dice: a damage or effect roll, every die counting and exploding (R2, R12).
+
+    A saved roll (--saved) brings its own kind and expression, and its name as the label.
 
     \b
     Example:
       diceledger --as ann roll "$S" "2d6+3[STR]" --kind damage
+      diceledger --as ann character create "$S" Thalia
+      diceledger --as ann character set "$S" Thalia STR=3
+      diceledger --as ann character save-roll "$S" Thalia Greataxe "1d12+@STR" --kind damage
+      diceledger --as ann roll "$S" --saved Greataxe
     """
-    _request(app, session_id, RollKind(kind), expression, options)
+    _request(app, session_id, RollKind(kind), expression, options, saved=saved)
 
 
 @click.command("check")
 @SESSION
-@EXPR
+@EXPR_OR_SAVED
+@SAVED
 @TARGET
 @DC
 @check_options
@@ -145,8 +180,9 @@ def check(
     app: AppContext,
     session_id: str,
     expression: str,
+    saved: str | None,
     target: int | None,
-    dc: tuple[int, str | None] | None,
+    dc: DcGiven | None,
     check: CheckOptions,
     options: RollOptions,
 ) -> None:
@@ -156,7 +192,8 @@ def check(
     Example:
       diceledger --as ann check "$S" "1d20+5" --target 15 --adv 1:flank
     """
-    _request(app, session_id, RollKind.CHECK, expression, options, check, _target(target, dc))
+    target_ = _target(target, dc)
+    _request(app, session_id, RollKind.CHECK, expression, options, check, target_, saved=saved)
 
 
 @click.command("save")
@@ -174,7 +211,7 @@ def save(
     session_id: str,
     expression: str,
     target: int | None,
-    dc: tuple[int, str | None] | None,
+    dc: DcGiven | None,
     against: str,
     check: CheckOptions,
     options: RollOptions,
@@ -184,6 +221,11 @@ def save(
     \b
     Example:
       diceledger --as bob save "$S" "1d20+1" --dc 3:WIS --against "banshee wail"
+      diceledger --as bob character create "$S" Brak
+      diceledger --as bob character set "$S" Brak CON=2
+      diceledger --as gm character create "$S" Banshee --npc
+      diceledger --as gm character set "$S" Banshee WIS=3
+      diceledger --as bob save "$S" "1d20+@CON" --dc @WIS --against Banshee
     """
     _request(
         app, session_id, RollKind.SAVE, expression, options, check, _target(target, dc), against

@@ -94,6 +94,36 @@ class RollRequestedV1:
 
 
 @dataclass(frozen=True, slots=True)
+class RollRequestedV2:
+    """A roll was asked for (version 2: every MOD was typed in, none read from a sheet)."""
+
+    roll_id: int
+    nonce: int
+    epoch: int
+    roller: str
+    on_behalf_of: str
+    kind: str
+    side: ev.CheckSide
+    median: bool
+    exploding: bool
+    target: int | None
+    dc_modifier: int | None
+    dc_label: str | None
+    against: str | None
+    opponent: ev.CheckSide | None
+    action_id: str
+    rerolls_granted: int
+    reroll_scope: str
+    blind: bool
+    label: str | None
+    client_seed: str
+    salt: str
+    manual: bool
+    replaces: int | None
+    opponent_rerolls_granted: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DieRerolledV1:
     """A die was rerolled (version 1: single-sided rolls only, so no side or round)."""
 
@@ -133,6 +163,11 @@ def _no_opposed_rerolls(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "opponent_rerolls_granted": None}
 
 
+def _no_sheet_values(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 2 requests had no characters to read from: every MOD was typed in.
+    return {**data, "references": [], "asked": []}
+
+
 def _first_side_first_round(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 rerolls and accepts were of single-sided rolls: side 0, round 1.
     return {**data, "side": 0, "round": 1}
@@ -144,6 +179,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("RollDisputed", 1): _decided_at_unknown,
     ("DisputeResolved", 1): _decided_at_unknown,
     ("RollRequested", 1): _no_opposed_rerolls,
+    ("RollRequested", 2): _no_sheet_values,
     ("DieRerolled", 1): _first_side_first_round,
     ("RollAccepted", 1): _first_side_first_round,
 }
@@ -155,6 +191,7 @@ OLDER_SHAPES: dict[tuple[str, int], type] = {
     ("RollDisputed", 1): RollDisputedV1,
     ("DisputeResolved", 1): DisputeResolvedV1,
     ("RollRequested", 1): RollRequestedV1,
+    ("RollRequested", 2): RollRequestedV2,
     ("DieRerolled", 1): DieRerolledV1,
     ("RollAccepted", 1): RollAcceptedV1,
 }

@@ -29,6 +29,7 @@ import msgspec.inspect
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.sheets import Character
 from diceledger.domain.session.state import FOLD_VERSION, Action, Epoch, Member, Roll, SessionState
 
 FORMAT = 2
@@ -83,6 +84,9 @@ class _Snapshot(msgspec.Struct, forbid_unknown_fields=True):
     actions: list[Action]
     ended: bool
     disputes_until: Annotated[datetime, msgspec.Meta(tz=True)] | None
+    sheets: str
+    characters: list[Character]
+    npc_names: list[str]
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -123,6 +127,9 @@ def encode(state: SessionState) -> str:
         actions=list(state.actions.values()),
         ended=state.ended,
         disputes_until=state.disputes_until,
+        sheets=state.sheets,
+        characters=list(state.characters.values()),
+        npc_names=sorted(state.npc_names),
     )
     return _ENCODER.encode(snapshot).decode()
 
@@ -156,6 +163,9 @@ def _decoded(text: str) -> SessionState:
         actions={action.action_id: action for action in snapshot.actions},
         ended=snapshot.ended,
         disputes_until=snapshot.disputes_until,
+        sheets=snapshot.sheets,
+        characters={character.name: character for character in snapshot.characters},
+        npc_names=set(snapshot.npc_names),
     )
 
 

@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from diceledger.domain.errors import NotFoundError, unknown_session
-from diceledger.domain.json import JsonObject
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.records import ExportedEvent, RecordedEvent
+from diceledger.domain.session.events import RollRequested
 from diceledger.domain.session.guards import require_gm
 from diceledger.domain.session.state import replay
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.review import review
+from diceledger.domain.verification.sheet_review import Setter, sheet_rows
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec import from_record
 from diceledger.infra.exporting import read_lines
@@ -60,4 +62,23 @@ def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) ->
         for r in records
         if r.data.get("roll_id") == roll_id
     ]
-    return review(state, roll, refs, report.as_dict())
+    return review(state, roll, refs, report.as_dict(), _sheet(records, roll.request))
+
+
+def _sheet(records: list[RecordedEvent], request: RollRequested) -> list[JsonValue]:
+    """Return the sheet values the request read, against the sheet as replayed before it."""
+    if not request.references:
+        return []
+    at = next(
+        r.stream_version
+        for r in records
+        if r.event_type == "RollRequested" and r.data.get("roll_id") == request.roll_id
+    )
+    before = replay((r.stream_version, from_record(r)) for r in records[: at - 1])
+    wanted = {ref.set_at for ref in request.references}
+    setters = {
+        r.stream_version: Setter(r.position, r.event_type, str(r.data.get("by", "")))
+        for r in records
+        if r.stream_version in wanted
+    }
+    return sheet_rows(request, before, setters)

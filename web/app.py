@@ -33,6 +33,7 @@ from diceledger.web.problems import (
 )
 from diceledger.web.routes import (
     campaigns,
+    characters,
     devices,
     disputes,
     events,
@@ -71,7 +72,17 @@ def build_app(services: WebServices) -> FastAPI:
     app.state.services = services
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
     api = (
-        *(sessions, rolls, disputes, reads, events, members, devices, proofs, service, schema),
+        sessions,
+        rolls,
+        disputes,
+        reads,
+        events,
+        members,
+        devices,
+        characters,
+        proofs,
+        service,
+        schema,
         campaigns,
     )
     for module in (*api, discord_routes, pages, session_pages):

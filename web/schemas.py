@@ -149,10 +149,24 @@ class RollBody(Body):
     """POST /api/v1/sessions/{id}/rolls: the fields of the CLI's roll commands."""
 
     kind: Literal["roll", "effect", "damage", "check", "save", "opposed"]
-    expression: str = Field(min_length=1, max_length=EXPRESSION)
+    expression: str = Field(
+        default="", max_length=EXPRESSION, description="Empty only with 'saved'"
+    )
+    saved: str | None = Field(
+        default=None,
+        max_length=LABEL,
+        description="A saved roll of the roller's character, whose kind and expression it takes",
+    )
     target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
     dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
     dc_label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    dc_from: str | None = Field(
+        default=None,
+        max_length=LABEL,
+        description="A save's DC from the sheet of the character 'against' names: the "
+        "attribute or Quality whose MOD it takes (R4), e.g. WIS",
+        json_schema_extra=PLAIN,
+    )
     against: str | None = Field(default=None, max_length=TEXT, json_schema_extra=PLAIN)
     adv: list[Source] = Field(default_factory=list, max_length=20)
     dis: list[Source] = Field(default_factory=list, max_length=20)
@@ -200,6 +214,8 @@ class RollBody(Body):
             salt=self.salt,
             faces=None if self.faces is None else tuple(self.faces),
             replaces=self.replaces,
+            dc_reference=self.dc_from,
+            saved=self.saved,
         )
 
     def _target(self) -> Target | None:
@@ -217,6 +233,8 @@ class RollBody(Body):
         unused = {
             "target": self.target,
             "dc": self.dc,
+            "dc_from": self.dc_from,
+            "saved": self.saved,
             "against": self.against,
             "replaces": self.replaces,
         }

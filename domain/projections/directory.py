@@ -80,6 +80,12 @@ class DirectoryChanges:
                 | ev.RollDisputed()
                 | ev.DisputeResolved()
                 | ev.RollRevealed()
+                | ev.SheetRightsSet()
+                | ev.CharacterCreated()
+                | ev.AttributeSet()
+                | ev.QualitySet()
+                | ev.RollSaved()
+                | ev.CharacterRetired()
             ):
                 pass  # seeds and what happens within a roll do not change a listing
             case _:

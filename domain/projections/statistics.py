@@ -106,6 +106,12 @@ class StatisticsFold:
                 | ev.SessionStarted()
                 | ev.SeedCommitted()
                 | ev.SeedRevealed()
+                | ev.SheetRightsSet()
+                | ev.CharacterCreated()
+                | ev.AttributeSet()
+                | ev.QualitySet()
+                | ev.RollSaved()
+                | ev.CharacterRetired()
             ):
                 pass  # counted through the roll's contribution below, if at all
             case ev.PlayerJoined():

@@ -18,6 +18,7 @@ from diceledger.domain.dice.request import DC_BASE
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
+from diceledger.domain.projections.sheet_lines import describe_sheet, sheet_values
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.views import roll_line
@@ -124,6 +125,15 @@ def describe(state: SessionState, event: ev.Event) -> str:
             return f"session ended by {event.by}{window if event.dispute_window else ''}"
         case ev.RollRequested():
             return f"#{event.roll_id} {_request(event)}"
+        case (
+            ev.SheetRightsSet()
+            | ev.CharacterCreated()
+            | ev.AttributeSet()
+            | ev.QualitySet()
+            | ev.RollSaved()
+            | ev.CharacterRetired()
+        ):
+            return describe_sheet(event)
         case _:
             return f"#{event.roll_id} {_roll_event(state.rolls[event.roll_id], event)}"
 
@@ -139,6 +149,8 @@ def _request(e: ev.RollRequested) -> str:
             text += f" (DC {DC_BASE}{e.dc_modifier:+d}{' ' + e.dc_label if e.dc_label else ''})"
     if e.against:
         text += f" against {e.against}"
+    if e.references:
+        text += f" (sheet: {sheet_values(e.references)})"
     extras = [
         "median" if e.median else "",
         "no explosions" if not e.exploding else "",

@@ -36,6 +36,10 @@ class RequestRoll:
     """A plain roll, a check or a save (``kind``); ``faces`` are typed-in physical dice.
 
     ``target`` is a plain target or a DC (``Target.dc``), whose value the domain derives.
+    ``dc_reference`` instead names the attribute or Quality of the save's origin (the
+    character ``against`` names) whose MOD the DC takes (R4); the expression may read the
+    roller's own sheet (``1d20+@STR``). ``saved`` names a saved roll of the roller's
+    character, whose kind and expression the request takes (and whose name, as its label).
     """
 
     kind: RollKind
@@ -58,6 +62,8 @@ class RequestRoll:
     salt: str = ""
     faces: tuple[int, ...] | None = None
     replaces: int | None = None
+    dc_reference: str | None = None
+    saved: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +161,55 @@ class ResolveDispute:
     note: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SetSheetRights:
+    """Choose who may change a player character's values: ``player`` or ``gm``."""
+
+    sheets: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreateCharacter:
+    """Create a character: the acting member's own, another member's, or an NPC (owner None)."""
+
+    character: str
+    owner: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SetAttribute:
+    character: str
+    name: str
+    value: int
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetQuality:
+    character: str
+    name: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRoll:
+    """Keep a named roll on a character's sheet (``Longsword``: a check of ``1d20+@STR``)."""
+
+    character: str
+    name: str
+    kind: RollKind
+    expression: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetireCharacter:
+    character: str
+
+
+SheetCommand = (
+    SetSheetRights | CreateCharacter | SetAttribute | SetQuality | SaveRoll | RetireCharacter
+)
+
 Command = (
     StartSession
     | JoinSession
@@ -167,4 +222,5 @@ Command = (
     | EndSession
     | OpenDispute
     | ResolveDispute
+    | SheetCommand
 )

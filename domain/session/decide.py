@@ -17,6 +17,14 @@ from diceledger.domain.session.decide_session import (
     reveal_seed,
     start_session,
 )
+from diceledger.domain.session.decide_sheets import (
+    create_character,
+    retire_character,
+    save_roll,
+    set_attribute,
+    set_quality,
+    set_sheet_rights,
+)
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState
 
@@ -46,5 +54,17 @@ def decide(state: SessionState, command: cmd.Command, ctx: Context) -> list[Even
             return open_dispute(state, command, ctx)
         case cmd.ResolveDispute():
             return resolve_dispute(state, command, ctx)
+        case cmd.SetSheetRights():
+            return set_sheet_rights(state, command, ctx)
+        case cmd.CreateCharacter():
+            return create_character(state, command, ctx)
+        case cmd.SetAttribute():
+            return set_attribute(state, command, ctx)
+        case cmd.SetQuality():
+            return set_quality(state, command, ctx)
+        case cmd.SaveRoll():
+            return save_roll(state, command, ctx)
+        case cmd.RetireCharacter():
+            return retire_character(state, command, ctx)
         case _:
             assert_never(command)

@@ -46,6 +46,7 @@ from diceledger.domain.session.opposed import (
     side_roller,
     standing,
 )
+from diceledger.domain.session.references import refuse_opponent_numbers, resolve_sides
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import Roll, SessionState
 
@@ -168,6 +169,8 @@ def request_opposed(
         require_gm(state, ctx.actor, "roll blind")
     check_texts(command, [side, opponent])
     check_npc_names(state, ctx, [side, opponent])
+    refuse_opponent_numbers(state, opponent)
+    resolved = resolve_sides(state, (side, opponent))
     check_salt(state, ctx, command.salt, (side.name, opponent.name))
     roll_id = len(state.rolls) + 1
     granted, scope, left = _allowances(state, command, roll_id, ctx)
@@ -176,12 +179,14 @@ def request_opposed(
         ctx,
         command,
         kind=RollKind.OPPOSED,
-        side=side,
+        side=resolved.sides[0],
         action_id=command.action_id or f"roll-{roll_id}",
-        opponent=opponent,
+        opponent=resolved.sides[1],
         rerolls_granted=granted,
         reroll_scope=scope,
         opponent_rerolls_granted=command.opponent_rerolls,
+        references=resolved.references,
+        asked=resolved.asked,
     )
     source = source_for(state, ctx, command.faces, command.salt)
     dice = CommandDice(lambda: (source, request.nonce))

@@ -18,6 +18,7 @@ from diceledger.domain.session.guards import (
     require_open,
 )
 from diceledger.domain.session.opposed import waiting_on_action
+from diceledger.domain.session.references import dc_by_reference, from_saved, resolve_sides
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import SessionState
 from diceledger.domain.session.text import (
@@ -92,6 +93,12 @@ def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None, blind: b
 def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
     if kind is RollKind.OPPOSED:
         raise RollError("an opposed check is requested with both of its sides")
+    if command.dc_reference is not None:
+        if command.target is not None:
+            raise RollError("a DC is either a number or an @reference, not both")
+        if kind is not RollKind.SAVE:
+            raise RollError("a DC by @reference is a save's, against the character it names")
+        return
     checks = (RollKind.CHECK, RollKind.SAVE)
     if kind in checks and command.target is None:
         raise RollError(f"a {kind} needs a target or a DC")
@@ -137,6 +144,7 @@ def _replaced(state: SessionState, command: cmd.RequestRoll, side: ev.CheckSide)
     if old.replaced_by is not None:
         raise RollError(f"roll {replaces} was already rolled again, as roll {old.replaced_by}")
     before = old.request
+    typed = before.asked[0] if before.asked else before.side.expression
     if before.on_behalf_of != side.name:
         raise RollError(f"roll {replaces} was {before.on_behalf_of}'s, not {side.name}'s")
     # The same request: what is rolled and what it is rolled against. The modifiers may
@@ -144,11 +152,11 @@ def _replaced(state: SessionState, command: cmd.RequestRoll, side: ev.CheckSide)
     target = command.target
     dc = target.dc_modifier if target else None
     asked = (command.kind, side.expression, target.value if target else None, dc, command.against)
-    before_asked = (before.kind, before.side.expression, before.target, before.dc_modifier)
+    before_asked = (before.kind, typed, before.target, before.dc_modifier)
     if asked != (*before_asked, before.against):
         raise RollError(
             f"roll {replaces} may be rolled again only as the same request: "
-            f"{before.kind} {before.side.expression}"
+            f"{before.kind} {typed}"
             + (f" vs {before.target}" if before.target is not None else "")
             + (f" against {before.against}" if before.against else "")
         )
@@ -203,8 +211,9 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     """Roll a plain roll, a check or a save, and resolve it unless rerolls may follow."""
     require_open(state)
     require_member(state, ctx.actor)
-    kind = RollKind(command.kind)
     owner = _owner(state, ctx, command.on_behalf_of, command.blind)
+    command = from_saved(state, command, owner)
+    kind = RollKind(command.kind)
     _check_target(command, kind)
     side = ev.CheckSide(
         owner,
@@ -216,7 +225,9 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     )
     check_texts(command, [side])
     check_npc_names(state, ctx, [side])
+    command, dc = dc_by_reference(state, command)
     _replaced(state, command, side)
+    resolved = resolve_sides(state, (side,))
     roll_id = len(state.rolls) + 1
     action_id, granted, scope, usable = allowance(state, command, roll_id, kind)
     action = state.actions.get(action_id)
@@ -227,13 +238,15 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
         ctx,
         command,
         kind=kind,
-        side=side,
+        side=resolved.sides[0],
         action_id=action_id,
         rerolls_granted=granted,
         reroll_scope=scope,
+        references=resolved.references + dc,
+        asked=resolved.asked,
     )
     check_salt(state, ctx, command.salt, (owner,))
-    spec = spec_of(request, side)
+    spec = spec_of(request, request.side)
     _refuse_constant(spec.expression.dice_count, command.expression)
     source = source_for(state, ctx, command.faces, command.salt)
     rolled = start(spec, source, usable)
@@ -274,6 +287,8 @@ def new_request(
     rerolls_granted: int = 0,
     reroll_scope: str = "effect",
     opponent_rerolls_granted: int | None = None,
+    references: tuple[ev.SheetValue, ...] = (),
+    asked: tuple[str, ...] = (),
 ) -> ev.RollRequested:
     """Return the request event: the next roll id and nonce, the epoch, and what was asked."""
     checked = command if isinstance(command, cmd.RequestRoll) else None
@@ -302,6 +317,8 @@ def new_request(
         manual=command.faces is not None,
         replaces=checked.replaces if checked else None,
         opponent_rerolls_granted=opponent_rerolls_granted,
+        references=references,
+        asked=asked,
     )
 
 

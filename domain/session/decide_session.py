@@ -67,6 +67,7 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     if member is not None and (member.is_gm or not command.as_gm):
         raise CommandRefusedError(f"{name} is already in session '{state.session_id}'")
     if member is None:
+        _refuse_npc_name(state, name, ctx)
         refuse_lookalike(state, name, ctx)
     check_text(command.client_seed, "a client seed", MAX_TEXT)
     if command.client_seed and (command.name != ctx.actor or command.as_gm):
@@ -77,6 +78,16 @@ def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) ->
     # A promotion without a new client seed keeps the one the player joined with.
     client_seed = command.client_seed or (member.client_seed if member else "")
     return [ev.PlayerJoined(name, role, client_seed, ctx.actor)]
+
+
+def _refuse_npc_name(state: SessionState, name: str, ctx: Context) -> None:
+    """Refuse a newcomer under an NPC's name: they would take over that NPC's rolls."""
+    npcs = [*state.npc_names, *(c.name for c in state.characters.values() if c.is_npc)]
+    for npc in npcs:
+        if ctx.lookalike(name, npc):
+            raise CommandRefusedError(
+                f"{npc!r} is an NPC of session '{state.session_id}'; join under another name"
+            )
 
 
 def _reveal(state: SessionState, seed: bytes, actor: str) -> ev.SeedRevealed:

@@ -14,6 +14,14 @@ from diceledger.domain.dice.ladder import SIZES
 from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind
 from diceledger.domain.dice.sources import ALGORITHM, WORDS_PER_BLOCK, Provenance
 from diceledger.domain.session.commands import Ruling
+from diceledger.domain.session.sheets import (
+    ATTRIBUTE_PATTERN,
+    MAX_SHEET_VALUE,
+    QUALITY_PATTERN,
+    SAVED_KINDS,
+    SAVED_ROLL_PATTERN,
+    SHEET_RIGHTS,
+)
 from diceledger.domain.session.state import GM, PLAYER
 
 HEX_64 = "^[0-9a-f]{64}$"
@@ -57,11 +65,32 @@ RECORDS: dict[str, dict[str, FieldDoc]] = {
     },
     "CheckSide": {
         "name": FieldDoc("Who this side rolls for: a member or an NPC's name."),
-        "expression": FieldDoc("The roll expression as typed (docs/rules.md, R2)."),
+        "expression": FieldDoc(
+            "The roll expression as typed (docs/rules.md, R2), with any sheet reference "
+            "(@STR) written out as the labelled number it stood for (3[STR])."
+        ),
         "advantage": FieldDoc(f"Advantage sources (R7). {AMOUNTS}"),
         "disadvantage": FieldDoc(f"Disadvantage sources (R7). {AMOUNTS}"),
         "eased": FieldDoc(f"Eased sources, added to the result (R9). {AMOUNTS}"),
         "hindered": FieldDoc(f"Hindered sources, taken from the result (R9). {AMOUNTS}"),
+    },
+    "SheetValue": {
+        "use": FieldDoc(
+            "Where the value went: a side's roll, or the DC (R4).", choices=("roll", "dc")
+        ),
+        "side": FieldDoc(
+            "For a roll, the side whose expression referenced it (0 the request's, 1 its "
+            "opponent); 0 for a DC.",
+            minimum=0,
+            maximum=1,
+        ),
+        "character": FieldDoc("The character whose sheet it was read from."),
+        "name": FieldDoc("The attribute or Quality referenced, as @name."),
+        "value": FieldDoc("Its value on the sheet at the moment of the request."),
+        "set_at": FieldDoc(
+            "The stream version of the AttributeSet or QualitySet that set that value.",
+            minimum=1,
+        ),
     },
     "DieRecord": {
         "index": FieldDoc(
@@ -178,6 +207,14 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
             "rerolls on either side.",
             minimum=0,
         ),
+        "references": FieldDoc(
+            "Each value the request read from a character's sheet, in the order used "
+            "(version 2 had none)."
+        ),
+        "asked": FieldDoc(
+            "The expressions as typed, with their @references, one per side, when a side "
+            "referenced a sheet; empty otherwise (and in version 2)."
+        ),
     },
     "DiceRolled": {
         "roll_id": ROLL_ID,
@@ -279,6 +316,54 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
             "For how many seconds after ended_at disputes and rulings are still taken.",
             minimum=0,
         ),
+    },
+    "SheetRightsSet": {
+        "sheets": FieldDoc(
+            "Who may change a player character's values: player (its owner and the GMs) or "
+            "gm (the GMs only).",
+            choices=SHEET_RIGHTS,
+        ),
+        "by": FieldDoc("The GM who chose it."),
+    },
+    "CharacterCreated": {
+        "character": FieldDoc("The character's name, unique in the session."),
+        "owner": FieldDoc("The member whose character it is; null for an NPC of the GMs."),
+        "by": ACTOR,
+    },
+    "AttributeSet": {
+        "character": FieldDoc("The character whose sheet changed."),
+        "name": FieldDoc(
+            "The attribute: 1 to 6 capital letters or digits, from a letter (STR, DEX).",
+            pattern=ATTRIBUTE_PATTERN,
+        ),
+        "value": FieldDoc("Its MOD.", minimum=-MAX_SHEET_VALUE, maximum=MAX_SHEET_VALUE),
+        "label": FieldDoc("What it is called at the table (Strength), if given."),
+        "by": ACTOR,
+    },
+    "QualitySet": {
+        "character": FieldDoc("The character whose sheet changed."),
+        "name": FieldDoc(
+            "The Quality (a skill's or an item's): a letter, then up to 39 letters, digits "
+            "or underscores (Athletics).",
+            pattern=QUALITY_PATTERN,
+        ),
+        "value": FieldDoc("Its Quality value.", minimum=-MAX_SHEET_VALUE, maximum=MAX_SHEET_VALUE),
+        "by": ACTOR,
+    },
+    "RollSaved": {
+        "character": FieldDoc("The character whose sheet keeps the roll."),
+        "name": FieldDoc(
+            "The roll's name (Longsword): 1 to 40 letters, digits, spaces, _ ' or -, "
+            "from a letter or digit.",
+            pattern=SAVED_ROLL_PATTERN,
+        ),
+        "kind": FieldDoc("What the roll is for.", choices=SAVED_KINDS),
+        "expression": FieldDoc("The expression it rolls, as typed, with its @references."),
+        "by": ACTOR,
+    },
+    "CharacterRetired": {
+        "character": FieldDoc("The character that left play."),
+        "by": ACTOR,
     },
 }
 

@@ -54,6 +54,23 @@ class CheckSide:
     hindered: tuple[Amount, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class SheetValue:
+    """A value a roll took from a character's sheet (``@STR``, ``@Athletics``).
+
+    ``use`` is where it went: ``roll`` (a side's expression, ``side`` 0 or 1) or ``dc``
+    (the DC of R4, from the origin's sheet). ``set_at`` is the stream version of the
+    AttributeSet or QualitySet that gave the value.
+    """
+
+    use: str  # "roll" | "dc"
+    side: int
+    character: str
+    name: str
+    value: int
+    set_at: int
+
+
 class EventBase:
     """Base of the session events; ``schema_version`` is the current version of each."""
 
@@ -97,9 +114,13 @@ class RollRequested(EventBase):
     ``opponent_rerolls_granted`` is the allowance of an opposed check's other side; it is
     None for other rolls and for opposed checks of version 1, which took no rerolls on
     either side (their upcaster says so).
+
+    ``references`` are the sheet values the request used, and ``asked`` the expressions
+    as typed, one per side, when a side referenced the sheet (its ``expression`` then holds
+    the values written out). Version 2 had neither: every MOD was typed as a number.
     """
 
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     roll_id: int
     nonce: int
     epoch: int
@@ -124,6 +145,8 @@ class RollRequested(EventBase):
     manual: bool
     replaces: int | None
     opponent_rerolls_granted: int | None = None
+    references: tuple[SheetValue, ...] = ()
+    asked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +287,73 @@ class SessionEnded(EventBase):
     dispute_window: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SheetRightsSet(EventBase):
+    """A GM chose who may change a player character's values: ``player`` (its owner and
+    the GMs) or ``gm`` (the GMs only). Until one is recorded, ``player`` holds."""
+
+    sheets: str  # "player" | "gm"
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterCreated(EventBase):
+    """A character joined the session's sheets: a member's own, or an NPC of the GMs."""
+
+    character: str
+    owner: str | None  # a member's name; None: the GMs' (an NPC)
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSet(EventBase):
+    """A character's attribute MOD (STR, DEX ...) was set, by its owner or a GM."""
+
+    character: str
+    name: str
+    value: int
+    label: str | None
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class QualitySet(EventBase):
+    """A character's Quality (a skill's or an item's, such as Athletics) was set."""
+
+    character: str
+    name: str
+    value: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollSaved(EventBase):
+    """A character kept a named roll (Longsword: 1d20+@STR), rolled later by its name;
+    saving a name again replaces what it rolls."""
+
+    character: str
+    name: str
+    kind: str  # effect | damage | check
+    expression: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRetired(EventBase):
+    """A character left play: its sheet can no longer be changed or rolled from."""
+
+    character: str
+    by: str
+
+
+# What happens to the session's sheets.
+SheetEvent: TypeAlias = (
+    SheetRightsSet | CharacterCreated | AttributeSet | QualitySet | RollSaved | CharacterRetired
+)
 # What happens to the session as a whole.
-SessionWide: TypeAlias = SessionStarted | PlayerJoined | SeedCommitted | SeedRevealed | SessionEnded
+SessionWide: TypeAlias = (
+    SessionStarted | PlayerJoined | SeedCommitted | SeedRevealed | SessionEnded | SheetEvent
+)
 # The events that happen to one roll, after its request.
 RollFollowUp: TypeAlias = (
     DiceRolled
@@ -289,7 +377,19 @@ EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in get_args(Eve
 def roll_id_of(event: Event) -> int | None:
     """Return the roll an event belongs to, None for a session-wide event."""
     match event:
-        case SessionStarted() | PlayerJoined() | SeedCommitted() | SeedRevealed() | SessionEnded():
+        case (
+            SessionStarted()
+            | PlayerJoined()
+            | SeedCommitted()
+            | SeedRevealed()
+            | SessionEnded()
+            | SheetRightsSet()
+            | CharacterCreated()
+            | AttributeSet()
+            | QualitySet()
+            | RollSaved()
+            | CharacterRetired()
+        ):
             return None
         case _:
             # Every other event belongs to a roll; one that did not would fail here.

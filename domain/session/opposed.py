@@ -30,7 +30,8 @@ def side_name(request: ev.RollRequested, side: int) -> str:
 def side_roller(session: SessionState, request: ev.RollRequested, side: int) -> str | None:
     """Return the member who rerolls and accepts for a side; None for an NPC (any GM)."""
     name = side_name(request, side)
-    if name not in session.members:
+    # An NPC when requested stays one: its side is any GM's, whoever joins later.
+    if name not in session.members or name in session.npc_names:
         return None
     return request.roller if side == 0 else name
 

@@ -17,11 +17,12 @@ from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.sheets import PLAYER_SHEETS, Character, Entry, SavedRoll
 
 # The version of the fold below. Bump it whenever ``evolve`` (or a record it builds)
 # changes what a state holds: persisted snapshots of another fold version are ignored and
 # rebuilt from the log (docs/storage.md, "Session snapshots").
-FOLD_VERSION = 1
+FOLD_VERSION = 2
 
 GM = "gm"
 PLAYER = "player"
@@ -155,6 +156,10 @@ class SessionState:
     ended: bool = False
     # After the end, disputes (and rulings) are taken until this moment; None: none at all.
     disputes_until: datetime | None = None
+    sheets: str = PLAYER_SHEETS
+    characters: dict[str, Character] = field(default_factory=dict)
+    # Names rolled for as NPCs (not members when rolled for): nobody may join under them.
+    npc_names: set[str] = field(default_factory=set)
 
     @property
     def started(self) -> bool:
@@ -175,6 +180,14 @@ class SessionState:
         member = self.members.get(name)
         return member is not None and member.is_gm
 
+    def character_of(self, side: str) -> Character | None:
+        """Return the character a side rolls with: a member's own, or the NPC of that name."""
+        if side in self.members and side not in self.npc_names:
+            owned = (c for c in self.characters.values() if c.owner == side and not c.retired)
+            return next(owned, None)
+        npc = self.characters.get(side)
+        return npc if npc is not None and npc.is_npc and not npc.retired else None
+
 
 def _started(state: SessionState, e: ev.SessionStarted) -> None:
     state.session_id, state.title, state.creator = e.session_id, e.title, e.gm
@@ -191,6 +204,9 @@ def _committed(state: SessionState, e: ev.SeedCommitted) -> None:
 
 def _requested(state: SessionState, e: ev.RollRequested) -> None:
     state.rolls[e.roll_id] = Roll(e)
+    for side in (e.side, e.opponent):
+        if side is not None and side.name not in state.members:
+            state.npc_names.add(side.name)
     if e.replaces is not None and e.replaces in state.rolls:
         state.rolls[e.replaces].replaced_by = e.roll_id
     state.next_nonce = e.nonce + 1
@@ -250,6 +266,26 @@ def _ended(state: SessionState, e: ev.SessionEnded) -> None:
         state.disputes_until = ended_at + timedelta(seconds=e.dispute_window)
 
 
+def _sheet_event(state: SessionState, version: int, e: ev.SheetEvent) -> None:
+    match e:
+        case ev.SheetRightsSet():
+            state.sheets = e.sheets
+        case ev.CharacterCreated():
+            state.characters[e.character] = Character(e.character, e.owner)
+        case ev.AttributeSet():
+            entry = Entry(e.value, version, e.label)
+            state.characters[e.character].attributes[e.name] = entry
+        case ev.QualitySet():
+            state.characters[e.character].qualities[e.name] = Entry(e.value, version)
+        case ev.RollSaved():
+            saved = SavedRoll(e.kind, e.expression, version)
+            state.characters[e.character].saved[e.name] = saved
+        case ev.CharacterRetired():
+            state.characters[e.character].retired = True
+        case _:
+            assert_never(e)
+
+
 def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
     """Apply the event recorded at stream ``version``; it must be the next version."""
     if version != state.version + 1:
@@ -281,6 +317,15 @@ def evolve(state: SessionState, version: int, event: ev.Event) -> SessionState:
             _seed_revealed(state, event)
         case ev.SessionEnded():
             _ended(state, event)
+        case (
+            ev.SheetRightsSet()
+            | ev.CharacterCreated()
+            | ev.AttributeSet()
+            | ev.QualitySet()
+            | ev.RollSaved()
+            | ev.CharacterRetired()
+        ):
+            _sheet_event(state, version, event)
         case _:
             assert_never(event)
     state.version = version

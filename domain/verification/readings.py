@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from typing import assert_never
 
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import Provenance
@@ -60,11 +61,14 @@ def _request(
     head: ev.RollRequested, upcoming: Sequence[ev.Event], final: bool
 ) -> list[Reading | Gap] | None:
     faces = () if head.manual else None
-    side = head.side
+    # A request that read sheets is decided again from what was typed: the values come
+    # from the sheets as replayed, so a forged value differs from the one decided.
+    typed = head.asked or tuple(s.expression for s in (head.side, head.opponent) if s)
+    side = dataclasses.replace(head.side, expression=typed[0])
     if head.opponent is not None:
         opposed = cmd.RequestOpposed(
             side,
-            head.opponent,
+            dataclasses.replace(head.opponent, expression=typed[-1]),
             median=head.median,
             exploding=head.exploding,
             action_id=head.action_id,
@@ -79,7 +83,10 @@ def _request(
         return [Reading(head.roller, opposed, roll_id=head.roll_id)]
     # A recorded DC goes through Target as a request would: an inconsistent one is refused.
     target = None if head.target is None else Target(head.target, head.dc_modifier, head.dc_label)
-    if target is None and (head.dc_modifier is not None or head.dc_label is not None):
+    dc_reference = next((r.name for r in head.references if r.use == "dc"), None)
+    if dc_reference is not None:
+        target = None
+    elif target is None and (head.dc_modifier is not None or head.dc_label is not None):
         raise RollError(f"roll {head.roll_id} names a DC but no target")
     request = cmd.RequestRoll(
         RollKind(head.kind),
@@ -101,6 +108,7 @@ def _request(
         salt=head.salt,
         faces=faces,
         replaces=head.replaces,
+        dc_reference=dc_reference,
     )
     _, complete = roll_run(upcoming, 1, head.roll_id, final)
     if not complete:
@@ -265,4 +273,25 @@ def readings(
         return [Reading(head.by, ruling, _decided_at(head.at))]
     if isinstance(head, ev.RollRevealed):
         return [Reading(head.by, cmd.RevealRoll(head.roll_id))]
+    if isinstance(head, ev.SheetEvent):
+        return [Reading(head.by, _sheet_command(head))]
     return []
+
+
+def _sheet_command(head: ev.SheetEvent) -> cmd.SheetCommand:
+    """Read a sheet event as the command that wrote it."""
+    match head:
+        case ev.SheetRightsSet():
+            return cmd.SetSheetRights(head.sheets)
+        case ev.CharacterCreated():
+            return cmd.CreateCharacter(head.character, head.owner)
+        case ev.AttributeSet():
+            return cmd.SetAttribute(head.character, head.name, head.value, head.label)
+        case ev.QualitySet():
+            return cmd.SetQuality(head.character, head.name, head.value)
+        case ev.RollSaved():
+            return cmd.SaveRoll(head.character, head.name, RollKind(head.kind), head.expression)
+        case ev.CharacterRetired():
+            return cmd.RetireCharacter(head.character)
+        case _:
+            assert_never(head)

@@ -238,7 +238,11 @@ def _derivations(session: SessionState, roll: Roll, records: list[ev.DieRecord])
 
 
 def review(
-    session: SessionState, roll: Roll, events: Sequence[EventRef], session_check: JsonObject
+    session: SessionState,
+    roll: Roll,
+    events: Sequence[EventRef],
+    session_check: JsonObject,
+    sheet: Sequence[JsonValue] = (),
 ) -> JsonObject:
     """Return the review report of a roll (the shape behind `dispute review --json`)."""
     player = roll.request.on_behalf_of
@@ -264,6 +268,7 @@ def review(
         else {"by": roll.ruling.by, "outcome": roll.ruling.outcome, "note": roll.ruling.note},
         "dice": _dice_rows(session, roll),
         "steps": [*resolution_steps(roll)],
+        "sheet": [*sheet],
         "events": [
             {"position": p, "stream_version": v, "event_type": t, "hash": h}
             for p, v, t, h in events

@@ -24,7 +24,12 @@ from diceledger.domain.errors import (
 from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import PlayerJoined, RollRequested
+from diceledger.domain.session.events import (
+    PlayerJoined,
+    RollRequested,
+    SheetEvent,
+    SheetRightsSet,
+)
 from diceledger.domain.session.visibility import Viewer
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.app.results import (
@@ -46,6 +51,7 @@ from diceledger.infra.app.results import (
     SessionView,
     StatisticsResult,
 )
+from diceledger.infra.app.sheets import CharactersView, CharacterView, SheetResult
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import Appended, Outcome, SessionService, Snapshots, Vault
 from diceledger.infra.signing import Keyring
@@ -248,7 +254,36 @@ class Application:
             _note(outcome),
         )
 
+    def change_sheet(self, actor: str, session_id: str, command: cmd.SheetCommand) -> SheetResult:
+        """Create, change or retire a character, or (GM) choose who keeps the sheets."""
+        with self._sessions.locked(session_id):
+            outcome = self._sessions.execute(session_id, actor, command)
+            sheets = CharactersView.of(outcome.state)
+            # The name as the session keeps it (normalised), not necessarily as typed.
+            named = next(
+                (
+                    e.character
+                    for _, e in outcome.appended
+                    if isinstance(e, SheetEvent) and not isinstance(e, SheetRightsSet)
+                ),
+                None,
+            )
+            changed = None if named is None else sheets.find(named)
+            return SheetResult(sheets, changed, _records(outcome), _note(outcome))
+
     # -- reads ------------------------------------------------------------------------------
+
+    def characters(self, session_id: str) -> CharactersView:
+        """Return every character of a session; every member sees every sheet."""
+        with self._sessions.locked(session_id):
+            return CharactersView.of(self._sessions.load(session_id))
+
+    def character(self, session_id: str, name: str) -> CharacterView:
+        """Return one character of a session, or refuse a name it does not have."""
+        found = self.characters(session_id).find(name)
+        if found is None:
+            raise NotFoundError(f"no character {name!r} in session '{session_id}'")
+        return found
 
     def session(self, viewer: Viewer, session_id: str) -> SessionView:
         """Return a session's members, seeds and rolls as ``viewer`` may see them."""

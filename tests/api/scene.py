@@ -129,6 +129,23 @@ class Scene:
                 path = f"{devices}/{device['device_id']}/sign-out"
                 assert self.api.post(path, token).status_code == 200
 
+    def free_of_characters(self, caller: Caller) -> None:
+        """Have the GM retire ``caller``'s character, if any, so that they may have another."""
+        characters = f"/api/v1/sessions/{self.sid}/characters"
+        for known in self.api.get(characters, self.gm).json()["characters"]:
+            if known["owner"] == NAMES[caller] and not known["retired"]:
+                retired = self.api.post(f"{characters}/{known['name']}/retire", self.gm)
+                assert retired.status_code == 200, retired.text
+
+    def character(self, caller: Caller) -> str:
+        """Return a fresh character of ``caller``'s, made by the GM; return its name."""
+        self.free_of_characters(caller)
+        name = f"Hero {self.number()}"
+        body = {"name": name, "owner": NAMES[caller]}
+        created = self.api.post(f"/api/v1/sessions/{self.sid}/characters", self.gm, body)
+        assert created.status_code == 201, created.text
+        return name
+
     def roll(self, caller: Caller, body: dict[str, Any]) -> int:
         """Roll as ``caller``; return the roll's id."""
         token = self.tokens[caller]

@@ -131,6 +131,21 @@ def _new_name(scene: Scene, caller: Caller) -> Call:
     return Call({"name": scene.new_player()})
 
 
+CHARACTER = SESSION + "/characters/{character}"
+
+
+def _new_character(scene: Scene, caller: Caller) -> Call:
+    # A player creates their own (their earlier one retired first); a GM an NPC.
+    if caller is Caller.PLAYER:
+        scene.free_of_characters(caller)
+        return Call(body={"name": f"Hero {scene.number()}"})
+    return Call(body={"name": f"Npc {scene.number()}", "npc": True})
+
+
+def _own_character(body: dict[str, Any] | None) -> Prepare:
+    return lambda s, c: Call({"character": s.character(actor(c))}, body)
+
+
 PREPARE: dict[tuple[str, str], Prepare] = {
     ("GET", "/api/v1/odds"): lambda s, c: Call(query={"expression": "1d20+3", "target": 13}),
     ("POST", "/api/v1/sessions"): lambda s, c: Call(body={"title": f"Opened {s.number()}"}),
@@ -167,6 +182,14 @@ PREPARE: dict[tuple[str, str], Prepare] = {
     ("POST", ROLL + "/ruling"): lambda s, c: Call(
         {"roll_id": s.disputed_roll()}, {"outcome": "upheld"}
     ),
+    ("POST", SESSION + "/characters"): _new_character,
+    ("POST", CHARACTER + "/attributes"): _own_character({"name": "STR", "value": 2}),
+    ("POST", CHARACTER + "/qualities"): _own_character({"name": "Athletics", "value": 1}),
+    ("POST", CHARACTER + "/saved-rolls"): _own_character(
+        {"name": "Longsword", "kind": "check", "expression": "1d20+@STR"}
+    ),
+    ("POST", CHARACTER + "/retire"): _own_character(None),
+    ("POST", SESSION + "/sheets"): lambda s, c: Call(body={"sheets": "player"}),
 }
 
 

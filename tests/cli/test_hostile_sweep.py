@@ -103,6 +103,19 @@ TEMPLATES = [
     "db upgrade",
     "demo --seed {v}",
     "demo --dir {f}",
+    "character create {s} {v}",
+    "character create {v} Hero",
+    "character create {s} Hero --for {v}",
+    "character set {s} Hero {v}",
+    "character set {s} {v} STR=1",
+    "character save-roll {s} Hero {v} 1d20",
+    "character save-roll {s} Hero Axe {v}",
+    "character show {s} {v}",
+    "character list {v}",
+    "character sheets {s} {v}",
+    "character retire {s} {v}",
+    "roll {s} --saved {v}",
+    "save {s} 1d20+@STR --dc {v} --against Hero",
 ]
 
 

@@ -161,6 +161,15 @@ def play() -> tuple[list[str], int, list[str]]:
         "bob", cmd.RequestRoll(RollKind.DAMAGE, "2d4", rerolls=1, reroll_scope=RerollScope.DAMAGE)
     )
     crypt.run("bob", cmd.Accept(max(crypt.state.rolls)))
+    # Characters' sheets, and rolls that read them (R4, R6).
+    crypt.run("ann", cmd.CreateCharacter("Thalia", "ann"))
+    crypt.run("ann", cmd.SetAttribute("Thalia", "STR", 3, "Strength"))
+    crypt.run("mira", cmd.CreateCharacter("Warden", None))
+    crypt.run("mira", cmd.SetQuality("Warden", "Resolve", -1))
+    crypt.run(
+        "ann", cmd.RequestRoll(RollKind.SAVE, "1d20+@STR", dc_reference="Resolve", against="Warden")
+    )
+    crypt.run("mira", cmd.SetSheetRights("gm"))
     crypt.run("mira", cmd.JoinSession("bob", as_gm=True))
     crypt.run("bob", cmd.RequestRoll(RollKind.EFFECT, "1d12", on_behalf_of="orc"))
     before_end = crypt.state.version

@@ -16,6 +16,7 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
     sid = sessions.start("Honest table", "gm").session_id
     sessions.execute(sid, "ann", cmd.JoinSession("ann", "ann's entropy"))
     sessions.execute(sid, "bob", cmd.JoinSession("bob"))
+    _sheets(services, sid)
     for n in range(rounds):
         act = f"a{n}"
         sessions.execute(
@@ -65,11 +66,41 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
             sid, "ann", cmd.RequestRoll(RollKind.EFFECT, "(2d6+3)/2", eased=(Amount(1),))
         )
         sessions.execute(sid, "bob", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6, 6, 4, 2)))
+        if n == 0:
+            _rolls_from_sheets(services, sid)
         if n == rounds // 2:
             sessions.reveal_seed(sid, "gm")
+    sessions.execute(sid, "gm", cmd.RetireCharacter("Gas"))
     if end:
         sessions.end(sid, "gm")
     return services, sid
+
+
+def _sheets(services: MemoryServices, sid: str) -> None:
+    """ann's Thalia and bob's Brak keep their own sheets; the GMs keep the NPC Gas."""
+    run = services.sessions.execute
+    run(sid, "gm", cmd.SetSheetRights("player"))
+    run(sid, "ann", cmd.CreateCharacter("Thalia", "ann"))
+    run(sid, "ann", cmd.SetAttribute("Thalia", "STR", 3, "Strength"))
+    run(sid, "ann", cmd.SetQuality("Thalia", "Athletics", 2))
+    run(sid, "bob", cmd.CreateCharacter("Brak", "bob"))
+    run(sid, "bob", cmd.SetAttribute("Brak", "STR", -1))
+    run(sid, "gm", cmd.CreateCharacter("Gas", None))
+    run(sid, "gm", cmd.SetAttribute("Gas", "WIS", 1))
+
+
+def _rolls_from_sheets(services: MemoryServices, sid: str) -> None:
+    """A check, a save with a DC by reference (R4), an opposed check (R6) and a saved roll
+    from the sheets."""
+    run = services.sessions.execute
+    run(sid, "ann", cmd.RequestRoll(RollKind.CHECK, "1d20+@STR+@Athletics", target=Target(12)))
+    save = cmd.RequestRoll(RollKind.SAVE, "1d20+@STR", dc_reference="WIS", against="Gas")
+    run(sid, "bob", save)
+    run(
+        sid, "ann", cmd.RequestOpposed(CheckSide("ann", "1d20+@STR"), CheckSide("bob", "1d20+@STR"))
+    )
+    run(sid, "ann", cmd.SaveRoll("Thalia", "Greataxe", RollKind.DAMAGE, "1d12+@STR"))
+    run(sid, "ann", cmd.RequestRoll(RollKind.DAMAGE, "", saved="Greataxe"))
 
 
 def records_of(services: MemoryServices, sid: str) -> list[RecordedEvent]:

@@ -55,7 +55,7 @@ def test_the_schema_names_every_event_type_at_every_version_still_read() -> None
     expected = {f"{name}.v{cls.schema_version}" for name, cls in EVENT_TYPES.items()}
     expected |= {f"{name}.v{version}" for name, version in UPCASTERS}
     assert expected <= set(defs)
-    assert {"Amount", "CheckSide", "DieRecord"} | expected == set(defs)
+    assert {"Amount", "CheckSide", "DieRecord", "SheetValue"} | expected == set(defs)
 
 
 def test_every_event_of_an_honest_session_fits_the_schema(

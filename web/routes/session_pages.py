@@ -33,7 +33,9 @@ router = APIRouter(prefix="/s/{session_id}", tags=["pages"], include_in_schema=F
 def table(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show the table: the roll form, the live log and the members."""
     session = page_session(web.app.session(member.member, session_id))
-    return render(request, "table.html", {"session": session, "most_devices": MOST_DEVICES})
+    character = web.app.characters(session_id).played_by(member.member)
+    context = {"session": session, "character": character, "most_devices": MOST_DEVICES}
+    return render(request, "table.html", context)
 
 
 @router.get("/gm")

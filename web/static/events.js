@@ -9,7 +9,7 @@ export const SCHEMA_VERSIONS = {
   SessionStarted: 2,
   PlayerJoined: 1,
   SeedCommitted: 1,
-  RollRequested: 2,
+  RollRequested: 3,
   DiceRolled: 1,
   DieExploded: 1,
   DieRerolled: 2,
@@ -22,6 +22,12 @@ export const SCHEMA_VERSIONS = {
   RollRevealed: 1,
   SeedRevealed: 1,
   SessionEnded: 2,
+  SheetRightsSet: 1,
+  CharacterCreated: 1,
+  AttributeSet: 1,
+  QualitySet: 1,
+  RollSaved: 1,
+  CharacterRetired: 1,
 };
 
 // Older versions an upcaster still reads (infra/codec.py).

@@ -14,7 +14,8 @@ const EVENT_TYPES = [
   "SessionStarted", "PlayerJoined", "SeedCommitted", "RollRequested", "DiceRolled",
   "DieExploded", "DieRerolled", "RollAccepted", "RollResolved", "CheckResolved",
   "OpposedCheckTied", "RollDisputed", "DisputeResolved", "RollRevealed", "SeedRevealed",
-  "SessionEnded",
+  "SessionEnded", "SheetRightsSet", "CharacterCreated", "AttributeSet", "QualitySet",
+  "RollSaved", "CharacterRetired",
 ];
 const POLL_MS = 1500;
 const RETRY_MS = 3000;

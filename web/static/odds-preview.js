@@ -57,6 +57,15 @@ export class OddsPreview {
       this.output.textContent = "";
       return;
     }
+    // @STR stands for a value of a character's sheet, which only the session reads: the
+    // odds cannot be worked out here, and the roll itself is checked when sent.
+    const versus = query.find(([name]) => name === "vs");
+    if (expression.includes("@") || (versus !== undefined && String(versus[1]).includes("@"))) {
+      clearError(this.expressionInput);
+      if (this.opponentInput) clearError(this.opponentInput);
+      this.output.textContent = "No odds here for a roll that reads the sheet (@): its values are read as it is rolled.";
+      return;
+    }
     try {
       const answer = await call("GET", "/api/v1/odds", { query });
       if (number !== this.asked) return;

@@ -65,6 +65,10 @@ function showLine(line) {
 
 const badges = new DisputeBadges(document.getElementById("dispute-badges"), table.dataset.session);
 const form = new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
+// The character panel's saved rolls: one press rolls one.
+for (const button of document.querySelectorAll(".saved-roll")) {
+  button.addEventListener("click", () => form.rollSaved(button.dataset.saved, button.dataset.kind));
+}
 new RollActions(log, { api, onUpdated: showRoll });
 const live = new LiveLog({
   api,

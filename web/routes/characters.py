@@ -1,0 +1,139 @@
+"""Characters: list a session's sheets, create one, set its values, retire it, who keeps them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.json import JsonObject
+from diceledger.domain.session import commands as cmd
+from diceledger.web.answers import answer
+from diceledger.web.auth import Member
+from diceledger.web.context import Services
+from diceledger.web.idempotent import run_once
+from diceledger.web.openapi import (
+    BODY,
+    COMMAND,
+    FAILS,
+    INPUT,
+    MEMBER,
+    STORE,
+    answers,
+    idempotency_key,
+)
+from diceledger.web.sheet_schemas import (
+    CharacterName,
+    NewCharacter,
+    SavedRollBody,
+    SheetRightsBody,
+    SheetValueBody,
+)
+
+router = APIRouter(
+    prefix="/api/v1/sessions/{session_id}",
+    tags=["characters"],
+    responses=answers(FAILS, STORE, MEMBER, INPUT),
+)
+CHANGED = answers(BODY, COMMAND)
+RETRYABLE = idempotency_key(required=False)
+
+
+@router.get("/characters")
+def list_characters(session_id: str, member: Member, web: Services) -> Response:
+    """Return every character of the session and who keeps the sheets; members see all."""
+    return answer(web.app.characters(session_id).view)
+
+
+@router.post("/characters", status_code=201, responses=CHANGED, openapi_extra=RETRYABLE)
+def create_character(
+    session_id: str, body: NewCharacter, member: Member, request: Request, web: Services
+) -> Response:
+    """Create the caller's character, another member's (GM), or an NPC (GM)."""
+
+    def created() -> JsonObject:
+        command = body.command(member.member)
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, created, status=201)
+
+
+@router.post("/characters/{character}/attributes", responses=CHANGED, openapi_extra=RETRYABLE)
+def set_attribute(
+    session_id: str,
+    character: CharacterName,
+    body: SheetValueBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Set an attribute's MOD: on one's own character (unless the GMs keep sheets), or a GM's."""
+    command = cmd.SetAttribute(character, body.name, body.value, body.label)
+
+    def changed() -> JsonObject:
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, changed)
+
+
+@router.post("/characters/{character}/qualities", responses=CHANGED, openapi_extra=RETRYABLE)
+def set_quality(
+    session_id: str,
+    character: CharacterName,
+    body: SheetValueBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Set a Quality's value, as for an attribute; a Quality takes no label."""
+    if body.label is not None:
+        raise InvalidInputError("a Quality has a value, not a label")
+    command = cmd.SetQuality(character, body.name, body.value)
+
+    def changed() -> JsonObject:
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, changed)
+
+
+@router.post("/characters/{character}/saved-rolls", responses=CHANGED, openapi_extra=RETRYABLE)
+def save_roll(
+    session_id: str,
+    character: CharacterName,
+    body: SavedRollBody,
+    member: Member,
+    request: Request,
+    web: Services,
+) -> Response:
+    """Keep a named roll on a character's sheet, with the same rights as its values."""
+
+    def saved() -> JsonObject:
+        return web.app.change_sheet(member.member, session_id, body.command(character)).view
+
+    return run_once(request, web, member.token_id, body, saved)
+
+
+@router.post("/characters/{character}/retire", responses=CHANGED, openapi_extra=RETRYABLE)
+def retire_character(
+    session_id: str, character: CharacterName, member: Member, request: Request, web: Services
+) -> Response:
+    """Take a character out of play; its sheet stays in the log."""
+
+    def retired() -> JsonObject:
+        command = cmd.RetireCharacter(character)
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, None, retired)
+
+
+@router.post("/sheets", responses=CHANGED, openapi_extra=RETRYABLE)
+def set_sheet_rights(
+    session_id: str, body: SheetRightsBody, member: Member, request: Request, web: Services
+) -> Response:
+    """Choose who may change a player character's values (GM): its player, or GMs only."""
+
+    def chosen() -> JsonObject:
+        command = cmd.SetSheetRights(body.sheets)
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, chosen)
