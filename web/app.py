@@ -137,10 +137,32 @@ def _http(request: Request, error: HTTPException) -> Response:
     if isinstance(error, _TooLarge):
         return _too_large(request.app.state.services.settings.max_body_bytes, request.url.path)
     problem = Problem(error.status_code, "http", str(error.detail))
-    headers = dict(error.headers or {})  # a 405's Allow
+    headers = dict(error.headers or {})
+    allowed = _allowed(request) if error.status_code == 405 else None
+    if allowed is not None:
+        headers["Allow"] = allowed
     if is_page(request):
         return _with_headers(error_page(request, problem, str(error.detail)), headers)
     return problem_response(problem, str(error.detail), request.url.path, headers)
+
+
+def _allowed(request: Request) -> str | None:
+    """Return every method the API document lists for the request's path (a 405's Allow).
+
+    Starlette's own Allow names the methods of the first route that matched the path alone,
+    and a path may have one route per method (GET and POST .../characters). None for a path
+    the document does not hold (a page): Starlette's answer stands."""
+    path = request.url.path
+    methods = {
+        method.upper()
+        for template, operations in request.app.openapi()["paths"].items()
+        if re.fullmatch("[^/]+".join(map(re.escape, PARAMETER.split(template))), path)
+        for method in operations
+    }
+    return ", ".join(sorted(methods)) if methods else None
+
+
+PARAMETER = re.compile(r"\{[^}/]+\}")  # a path template's {name}
 
 
 def _too_large(max_bytes: int, path: str) -> Response:

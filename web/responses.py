@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, JsonValue
 from pydantic.config import JsonDict
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.web.roll_responses import CHECKPOINT, Shape
 from diceledger.web.schemas import TEXT
 
@@ -221,6 +222,56 @@ class Statistics(Shape):
 
     viewer: str
     reports: list[PlayerStatistics]
+
+
+class SheetEntry(Shape):
+    """One attribute MOD or Quality value, and the version of the event that set it."""
+
+    name: str = Field(max_length=TEXT)
+    value: int
+    label: str | None
+    set_at: int = Field(ge=1, description="The stream version of the event that set it")
+
+
+class SavedRoll(Shape):
+    """A named roll a character keeps: its kind, its expression as typed (``@STR`` kept)."""
+
+    name: str = Field(max_length=TEXT)
+    kind: RollKind
+    expression: str
+    set_at: int = Field(ge=1)
+
+
+class CharacterSheet(Shape):
+    """A character's sheet; ``owner`` null (and ``npc`` true) for an NPC of the GMs."""
+
+    name: str = Field(max_length=TEXT)
+    owner: str | None
+    npc: bool
+    retired: bool
+    attributes: list[SheetEntry]
+    qualities: list[SheetEntry]
+    saved_rolls: list[SavedRoll]
+
+
+SHEETS: JsonDict = {"enum": ["player", "gm"]}
+
+
+class Characters(Shape):
+    """Every character of the session, and who keeps player characters' sheets."""
+
+    session_id: str
+    sheets: str = Field(json_schema_extra=SHEETS)
+    characters: list[CharacterSheet]
+
+
+class SheetChanged(Shape):
+    """What a sheet command left: the character it changed (none for the sheets setting)."""
+
+    session_id: str
+    sheets: str = Field(json_schema_extra=SHEETS)
+    character: CharacterSheet | None = None
+    checkpoint: Checkpoint = Field(description=CHECKPOINT)
 
 
 class CampaignSession(Shape):

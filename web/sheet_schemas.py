@@ -11,7 +11,7 @@ from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.sheets import MAX_SHEET_VALUE
-from diceledger.web.schemas import EXPRESSION, LABEL, TEXT, Body
+from diceledger.web.schemas import EXPRESSION, LABEL, PLAIN, TEXT, Body
 
 CharacterName = Annotated[str, Path(description="The character's name", max_length=TEXT)]
 
@@ -19,10 +19,13 @@ CharacterName = Annotated[str, Path(description="The character's name", max_leng
 class NewCharacter(Body):
     """POST /api/v1/sessions/{id}/characters: the caller's own, another's (GM), an NPC (GM)."""
 
-    name: str = Field(min_length=1, max_length=TEXT)
+    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=PLAIN)
     npc: bool = False
     owner: str | None = Field(
-        default=None, max_length=TEXT, description="GM only: the member it belongs to"
+        default=None,
+        max_length=TEXT,
+        description="GM only: the member it belongs to",
+        json_schema_extra=PLAIN,
     )
 
     def command(self, actor: str) -> cmd.CreateCharacter:
@@ -35,17 +38,19 @@ class NewCharacter(Body):
 class SheetValueBody(Body):
     """POST .../characters/{name}/attributes or .../qualities: one value of the sheet."""
 
-    name: str = Field(min_length=1, max_length=LABEL)
+    name: str = Field(min_length=1, max_length=LABEL, json_schema_extra=PLAIN)
     value: int = Field(ge=-MAX_SHEET_VALUE, le=MAX_SHEET_VALUE)
-    label: str | None = Field(default=None, max_length=LABEL, description="attributes only")
+    label: str | None = Field(
+        default=None, max_length=LABEL, description="attributes only", json_schema_extra=PLAIN
+    )
 
 
 class SavedRollBody(Body):
     """POST .../characters/{name}/saved-rolls: a named roll the character keeps."""
 
-    name: str = Field(min_length=1, max_length=LABEL)
+    name: str = Field(min_length=1, max_length=LABEL, json_schema_extra=PLAIN)
     kind: Literal["effect", "damage", "check"] = "effect"
-    expression: str = Field(min_length=1, max_length=EXPRESSION)
+    expression: str = Field(min_length=1, max_length=EXPRESSION, json_schema_extra=PLAIN)
 
     def command(self, character: str) -> cmd.SaveRoll:
         """Return the typed command this body asks for."""

@@ -24,11 +24,21 @@ WALL_SECONDS = 150  # both runs together stay within a CI minute budget on two c
 # Where the rules of the game judge input beyond what a schema can say (dice notation,
 # a save's origin, a target or a DC, which dice may be rerolled, whether a dispute is
 # open, a name's normal form and look-alikes, an Idempotency-Key sent with another
-# body), a refusal of schema-valid input is a 422 problem document of a declared type:
+# body, a character's name against the members' and who may own it, what a sheet value
+# may be), a refusal of schema-valid input is a 422 problem document of a declared type:
 # the contract there, and only there; every other operation gets the check whole.
+JUDGED_PATHS = "|".join(
+    [
+        "^/api/v1/odds$",
+        "^/api/v1/sessions$",
+        "/join$",
+        "/rolls(/[^/]+/[a-z]+)?$",
+        "/characters(/[^/]+/[a-z-]+)?$",
+    ]
+)
 CONFIG = """
 [[operations]]
-include-path-regex = "^/api/v1/odds$|^/api/v1/sessions$|/join$|/rolls(/[^/]+/[a-z]+)?$"
+include-path-regex = "{judged}"
 checks.positive_data_acceptance.expected-statuses = [
     "2xx", "401", "403", "404", "409", "422", "429"
 ]
@@ -82,7 +92,7 @@ def _session(server: Server, gm_acts: bool) -> tuple[str, dict[str, Any]]:
 
 def _run(server: Server, folder: Path, token: str, values: dict[str, Any], seconds: float) -> str:
     config = folder / "schemathesis.toml"
-    config.write_text(CONFIG.format(**values), encoding="utf-8")
+    config.write_text(CONFIG.format(judged=JUDGED_PATHS, **values), encoding="utf-8")
     command = [
         SCHEMATHESIS,
         "--config-file",

@@ -145,6 +145,16 @@ def test_real_answers_of_a_played_session_fit_their_schemas(
     calls.call("POST", f"{s}/members/bob/sign-in-codes", t.gm)
     calls.call("POST", f"{s}/members/bob/co-gm", t.gm)
     calls.call("POST", f"{s}/members/bob/revoke", t.gm)
+    calls.call("POST", f"{s}/characters", t.ann, {"name": "Thalia"})
+    calls.call("POST", f"{s}/characters", t.gm, {"name": "Goblin", "npc": True})
+    sheet = f"{s}/characters/Thalia"
+    calls.call("POST", f"{sheet}/attributes", t.ann, {"name": "STR", "value": 3, "label": "Str"})
+    calls.call("POST", f"{sheet}/qualities", t.ann, {"name": "Athletics", "value": 2})
+    saved = {"name": "Longsword", "kind": "check", "expression": "1d20+@STR"}
+    calls.call("POST", f"{sheet}/saved-rolls", t.ann, saved)
+    calls.call("GET", f"{s}/characters", t.ann)
+    calls.call("POST", f"{s}/sheets", t.gm, {"sheets": "gm"})
+    calls.call("POST", f"{s}/characters/Goblin/retire", t.gm)
     campaign = calls.call("POST", "/api/v1/campaigns", t.gm, {"title": "Ash", "session_id": t.sid})
     c = f"/api/v1/campaigns/{campaign['campaign_id']}"
     calls.call("POST", f"{c}/sessions", t.gm, {"title": "Evening two"})

@@ -29,6 +29,8 @@ from tests.web.live_server import live_server
         ("PUT", "/api/v1/sessions/{sid}/rolls", {"POST"}),
         ("POST", "/api/v1/sessions/{sid}/verify", {"GET"}),
         ("PATCH", "/healthz", {"GET"}),
+        # One path, a route per method: Allow names both, not the first route's alone.
+        ("DELETE", "/api/v1/sessions/{sid}/characters", {"GET", "POST"}),
     ],
 )
 def test_a_method_the_route_does_not_take_is_answered_405_with_allow(

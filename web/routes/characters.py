@@ -22,6 +22,7 @@ from diceledger.web.openapi import (
     answers,
     idempotency_key,
 )
+from diceledger.web.responses import Characters, SheetChanged
 from diceledger.web.sheet_schemas import (
     CharacterName,
     NewCharacter,
@@ -39,13 +40,19 @@ CHANGED = answers(BODY, COMMAND)
 RETRYABLE = idempotency_key(required=False)
 
 
-@router.get("/characters")
+@router.get("/characters", response_model=Characters)
 def list_characters(session_id: str, member: Member, web: Services) -> Response:
     """Return every character of the session and who keeps the sheets; members see all."""
     return answer(web.app.characters(session_id).view)
 
 
-@router.post("/characters", status_code=201, responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post(
+    "/characters",
+    status_code=201,
+    response_model=SheetChanged,
+    responses=CHANGED,
+    openapi_extra=RETRYABLE,
+)
 def create_character(
     session_id: str, body: NewCharacter, member: Member, request: Request, web: Services
 ) -> Response:
@@ -58,7 +65,12 @@ def create_character(
     return run_once(request, web, member.token_id, body, created, status=201)
 
 
-@router.post("/characters/{character}/attributes", responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post(
+    "/characters/{character}/attributes",
+    response_model=SheetChanged,
+    responses=CHANGED,
+    openapi_extra=RETRYABLE,
+)
 def set_attribute(
     session_id: str,
     character: CharacterName,
@@ -76,7 +88,12 @@ def set_attribute(
     return run_once(request, web, member.token_id, body, changed)
 
 
-@router.post("/characters/{character}/qualities", responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post(
+    "/characters/{character}/qualities",
+    response_model=SheetChanged,
+    responses=CHANGED,
+    openapi_extra=RETRYABLE,
+)
 def set_quality(
     session_id: str,
     character: CharacterName,
@@ -96,7 +113,12 @@ def set_quality(
     return run_once(request, web, member.token_id, body, changed)
 
 
-@router.post("/characters/{character}/saved-rolls", responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post(
+    "/characters/{character}/saved-rolls",
+    response_model=SheetChanged,
+    responses=CHANGED,
+    openapi_extra=RETRYABLE,
+)
 def save_roll(
     session_id: str,
     character: CharacterName,
@@ -113,7 +135,12 @@ def save_roll(
     return run_once(request, web, member.token_id, body, saved)
 
 
-@router.post("/characters/{character}/retire", responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post(
+    "/characters/{character}/retire",
+    response_model=SheetChanged,
+    responses=CHANGED,
+    openapi_extra=RETRYABLE,
+)
 def retire_character(
     session_id: str, character: CharacterName, member: Member, request: Request, web: Services
 ) -> Response:
@@ -126,7 +153,7 @@ def retire_character(
     return run_once(request, web, member.token_id, None, retired)
 
 
-@router.post("/sheets", responses=CHANGED, openapi_extra=RETRYABLE)
+@router.post("/sheets", response_model=SheetChanged, responses=CHANGED, openapi_extra=RETRYABLE)
 def set_sheet_rights(
     session_id: str, body: SheetRightsBody, member: Member, request: Request, web: Services
 ) -> Response:
