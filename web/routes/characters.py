@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.session import commands as cmd
+from diceledger.infra.app.access import Credential
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
-from diceledger.web.context import Services
+from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import run_once
 from diceledger.web.openapi import (
     BODY,
@@ -40,6 +42,23 @@ CHANGED = answers(BODY, COMMAND)
 RETRYABLE = idempotency_key(required=False)
 
 
+def change(
+    request: Request,
+    web: WebServices,
+    member: Credential,
+    session_id: str,
+    body: BaseModel | None,
+    command: cmd.SheetCommand,
+    status: int = 200,
+) -> Response:
+    """Run a sheet command as ``member`` (once per Idempotency-Key); answer what it left."""
+
+    def changed() -> JsonObject:
+        return web.app.change_sheet(member.member, session_id, command).view
+
+    return run_once(request, web, member.token_id, body, changed, status=status)
+
+
 @router.get("/characters", response_model=Characters)
 def list_characters(session_id: str, member: Member, web: Services) -> Response:
     """Return every character of the session and who keeps the sheets; members see all."""
@@ -57,12 +76,7 @@ def create_character(
     session_id: str, body: NewCharacter, member: Member, request: Request, web: Services
 ) -> Response:
     """Create the caller's character, another member's (GM), or an NPC (GM)."""
-
-    def created() -> JsonObject:
-        command = body.command(member.member)
-        return web.app.change_sheet(member.member, session_id, command).view
-
-    return run_once(request, web, member.token_id, body, created, status=201)
+    return change(request, web, member, session_id, body, body.command(member.member), 201)
 
 
 @router.post(
@@ -81,11 +95,7 @@ def set_attribute(
 ) -> Response:
     """Set an attribute's MOD: on one's own character (unless the GMs keep sheets), or a GM's."""
     command = cmd.SetAttribute(character, body.name, body.value, body.label)
-
-    def changed() -> JsonObject:
-        return web.app.change_sheet(member.member, session_id, command).view
-
-    return run_once(request, web, member.token_id, body, changed)
+    return change(request, web, member, session_id, body, command)
 
 
 @router.post(
@@ -106,11 +116,7 @@ def set_quality(
     if body.label is not None:
         raise InvalidInputError("a Quality has a value, not a label")
     command = cmd.SetQuality(character, body.name, body.value)
-
-    def changed() -> JsonObject:
-        return web.app.change_sheet(member.member, session_id, command).view
-
-    return run_once(request, web, member.token_id, body, changed)
+    return change(request, web, member, session_id, body, command)
 
 
 @router.post(
@@ -128,11 +134,7 @@ def save_roll(
     web: Services,
 ) -> Response:
     """Keep a named roll on a character's sheet, with the same rights as its values."""
-
-    def saved() -> JsonObject:
-        return web.app.change_sheet(member.member, session_id, body.command(character)).view
-
-    return run_once(request, web, member.token_id, body, saved)
+    return change(request, web, member, session_id, body, body.command(character))
 
 
 @router.post(
@@ -145,12 +147,7 @@ def retire_character(
     session_id: str, character: CharacterName, member: Member, request: Request, web: Services
 ) -> Response:
     """Take a character out of play; its sheet stays in the log."""
-
-    def retired() -> JsonObject:
-        command = cmd.RetireCharacter(character)
-        return web.app.change_sheet(member.member, session_id, command).view
-
-    return run_once(request, web, member.token_id, None, retired)
+    return change(request, web, member, session_id, None, cmd.RetireCharacter(character))
 
 
 @router.post("/sheets", response_model=SheetChanged, responses=CHANGED, openapi_extra=RETRYABLE)
@@ -158,9 +155,4 @@ def set_sheet_rights(
     session_id: str, body: SheetRightsBody, member: Member, request: Request, web: Services
 ) -> Response:
     """Choose who may change a player character's values (GM): its player, or GMs only."""
-
-    def chosen() -> JsonObject:
-        command = cmd.SetSheetRights(body.sheets)
-        return web.app.change_sheet(member.member, session_id, command).view
-
-    return run_once(request, web, member.token_id, body, chosen)
+    return change(request, web, member, session_id, body, cmd.SetSheetRights(body.sheets))
