@@ -36,6 +36,7 @@ from diceledger.web.routes import (
     devices,
     disputes,
     events,
+    joining,
     members,
     pages,
     proofs,
@@ -71,7 +72,19 @@ def build_app(services: WebServices) -> FastAPI:
     app.state.services = services
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
     api = (
-        *(sessions, rolls, disputes, reads, events, members, devices, proofs, service, schema),
+        *(
+            sessions,
+            joining,
+            rolls,
+            disputes,
+            reads,
+            events,
+            members,
+            devices,
+            proofs,
+            service,
+            schema,
+        ),
         campaigns,
     )
     for module in (*api, discord_routes, pages, session_pages):
