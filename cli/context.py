@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from diceledger.cli.remote_calls import RemoteCalls
     from diceledger.infra.app.application import Application
     from diceledger.infra.app.keeping import KeptCheckpoints
 
@@ -29,6 +30,7 @@ class AppContext:
     json: bool
     _app: Application | None = field(default=None, repr=False)
     kept_in: Path | None = None  # where checkpoints are kept (default: the user's data)
+    server: str | None = None  # the origin of the server session commands are clients of
 
     def app(self) -> Application:
         """Build the application once (imports the store only when a command needs it)."""
@@ -37,6 +39,15 @@ class AppContext:
 
             self._app = bootstrap(self.db_url)
         return self._app
+
+    def remote(self) -> RemoteCalls | None:
+        """Return the server's calls when --server names one, else None (the local store)."""
+        if self.server is None:
+            return None
+        from diceledger.cli.remote import Server
+        from diceledger.cli.remote_calls import RemoteCalls
+
+        return RemoteCalls(Server(self.server))
 
     def keeper(self) -> KeptCheckpoints:
         """Return where this user keeps the checkpoints commands answer with."""

@@ -21,7 +21,8 @@ from diceledger.cli.options import (
     whole_number,
 )
 from diceledger.cli.output import emit_json, shown
-from diceledger.cli.render import roll_text
+from diceledger.cli.remote_calls import RemoteRoll
+from diceledger.cli.render import roll_text, view_text
 from diceledger.cli.witness import witness
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session import commands as cmd
@@ -32,10 +33,12 @@ EXPR = click.argument("expression", metavar="EXPR")
 PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
-def _show(app: AppContext, result: RollResult) -> None:
+def _show(app: AppContext, result: RollResult | RemoteRoll) -> None:
     witness(app, result.session_id, result.checkpoint)
     if app.json:
         emit_json({**result.view, "checkpoint": result.checkpoint})
+    elif isinstance(result, RemoteRoll):
+        click.echo(view_text(result.view))
     else:
         click.echo(roll_text(result.roll))
 
@@ -104,6 +107,10 @@ def _request(
         faces=options.faces,
         replaces=options.replaces,
     )
+    remote = app.remote()
+    if remote is not None:
+        _show(app, remote.request_roll(session_id, command))
+        return
     _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
@@ -297,6 +304,10 @@ def opposed(
         salt=salt,
         faces=faces,
     )
+    remote = app.remote()
+    if remote is not None:
+        _show(app, remote.request_roll(session_id, command))
+        return
     _show(app, app.app().request_roll(app.actor, session_id, command))
 
 
@@ -337,7 +348,12 @@ def reroll(
       diceledger --as bob roll "$S" "3d6" --kind damage --reroll 2
       diceledger --as bob reroll "$S" 1 --die 0 --die 2
     """
-    _show(app, app.app().reroll(app.actor, session_id, cmd.Reroll(roll_id, dice, faces)))
+    command = cmd.Reroll(roll_id, dice, faces)
+    remote = app.remote()
+    if remote is not None:
+        _show(app, remote.reroll(session_id, command))
+        return
+    _show(app, app.app().reroll(app.actor, session_id, command))
 
 
 @click.command("accept")
@@ -360,6 +376,10 @@ def accept(app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...
       diceledger --as bob check "$S" "1d20+1" --target 12 --reroll 1
       diceledger --as bob accept "$S" 1
     """
+    remote = app.remote()
+    if remote is not None:
+        _show(app, remote.accept(session_id, roll_id, faces))
+        return
     _show(app, app.app().accept(app.actor, session_id, roll_id, faces))
 
 
@@ -376,6 +396,10 @@ def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
       diceledger --as gm roll "$S" "1d20+2" --blind --for ghoul --label perception
       diceledger --as gm reveal "$S" 1
     """
+    remote = app.remote()
+    if remote is not None:
+        _show(app, remote.reveal_roll(session_id, roll_id))
+        return
     _show(app, app.app().reveal_roll(app.actor, session_id, roll_id))
 
 

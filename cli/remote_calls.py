@@ -1,0 +1,162 @@
+"""The calls session commands make, answered by a server: the roll and session views the
+API sends are the shapes the local commands print (domain/session/views.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from diceledger.cli.remote import RemoteError, Server, amounts
+from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.merkle import ConsistencyProof
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.signed_note import VerifierKey
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteRoll:
+    """A roll a server answered with: its view and the checkpoint its command produced."""
+
+    session_id: str
+    view: JsonObject
+    checkpoint: str | None
+
+
+def _checkpoint(answer: JsonObject) -> str | None:
+    value = answer.pop("checkpoint", None)
+    return value if isinstance(value, str) else None
+
+
+def _faces(faces: tuple[int, ...] | None) -> JsonValue:
+    return None if faces is None else list(faces)
+
+
+def roll_body(command: cmd.RequestRoll | cmd.RequestOpposed) -> JsonObject:
+    """Return the API body of a roll command (docs/api.md, POST .../rolls)."""
+    if isinstance(command, cmd.RequestOpposed):
+        side, other = command.side, command.opponent
+        return {
+            "kind": "opposed",
+            "expression": side.expression,
+            "adv": amounts(side.advantage),
+            "dis": amounts(side.disadvantage),
+            "eased": amounts(side.eased),
+            "hindered": amounts(side.hindered),
+            "median": command.median,
+            "no_explode": not command.exploding,
+            "action": command.action_id,
+            "reroll": command.rerolls,
+            "reroll_scope": command.reroll_scope.value,
+            "blind": command.blind,
+            "for": command.on_behalf_of,
+            "label": command.label,
+            "salt": command.salt,
+            "faces": _faces(command.faces),
+            "vs": {
+                "name": other.name,
+                "expression": other.expression,
+                "adv": amounts(other.advantage),
+                "dis": amounts(other.disadvantage),
+                "eased": amounts(other.eased),
+                "hindered": amounts(other.hindered),
+                "reroll": command.opponent_rerolls,
+            },
+        }
+    target = command.target
+    body: JsonObject = {
+        "kind": command.kind.value,
+        "expression": command.expression,
+        "against": command.against,
+        "adv": amounts(command.advantage),
+        "dis": amounts(command.disadvantage),
+        "eased": amounts(command.eased),
+        "hindered": amounts(command.hindered),
+        "median": command.median,
+        "no_explode": not command.exploding,
+        "action": command.action_id,
+        "reroll": command.rerolls,
+        "reroll_scope": command.reroll_scope.value,
+        "auto_reroll": command.auto_reroll,
+        "blind": command.blind,
+        "for": command.on_behalf_of,
+        "label": command.label,
+        "salt": command.salt,
+        "faces": _faces(command.faces),
+        "replaces": command.replaces,
+    }
+    if target is not None and target.dc_modifier is not None:
+        body |= {"dc": target.dc_modifier, "dc_label": target.dc_label}
+    elif target is not None:
+        body["target"] = target.value
+    return body
+
+
+class RemoteCalls:
+    """What session commands ask of an application, asked of a server instead."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def _roll(self, session_id: str, rest: str, body: JsonObject | None) -> RemoteRoll:
+        path = self.server.session_path(session_id, rest)
+        answer = self.server.post(path, body, session_id).json()
+        checkpoint = _checkpoint(answer)
+        return RemoteRoll(session_id, answer, checkpoint)
+
+    def request_roll(
+        self, session_id: str, command: cmd.RequestRoll | cmd.RequestOpposed
+    ) -> RemoteRoll:
+        """Roll."""
+        return self._roll(session_id, "/rolls", roll_body(command))
+
+    def reroll(self, session_id: str, command: cmd.Reroll) -> RemoteRoll:
+        """Spend rerolls on chosen dice."""
+        body: JsonObject = {"dice": list(command.dice), "faces": _faces(command.faces)}
+        return self._roll(session_id, f"/rolls/{command.roll_id}/reroll", body)
+
+    def accept(self, session_id: str, roll_id: int, faces: tuple[int, ...] | None) -> RemoteRoll:
+        """Accept a waiting roll."""
+        return self._roll(session_id, f"/rolls/{roll_id}/accept", {"faces": _faces(faces)})
+
+    def reveal_roll(self, session_id: str, roll_id: int) -> RemoteRoll:
+        """Reveal a blind roll (GM)."""
+        return self._roll(session_id, f"/rolls/{roll_id}/reveal", None)
+
+    def session(self, session_id: str) -> JsonObject:
+        """Return the session as its member may see it."""
+        return self.server.get(self.server.session_path(session_id), session_id).json()
+
+    def dispute(self, session_id: str, roll_id: int, reason: str) -> JsonObject:
+        """Dispute a roll."""
+        path = self.server.session_path(session_id, f"/rolls/{roll_id}/dispute")
+        return self.server.post(path, {"reason": reason}, session_id).json()
+
+    def verify(self, session_id: str) -> JsonObject:
+        """Return the server's verification of the session."""
+        return self.server.get(self.server.session_path(session_id, "/verify"), session_id).json()
+
+    def checkpoint(self, session_id: str) -> JsonObject:
+        """Return the session's latest signed checkpoint."""
+        path = self.server.session_path(session_id, "/checkpoint")
+        return self.server.get(path, session_id).json()
+
+    def export(self, session_id: str) -> bytes:
+        """Return the session's events as JSON Lines."""
+        return self.server.get(self.server.session_path(session_id, "/export"), session_id).body
+
+    def keys(self) -> tuple[VerifierKey, ...]:
+        """Return the server's verifier keys, current and retired."""
+        listed = self.server.get("/api/v1/keys").json().get("keys")
+        if not isinstance(listed, list):
+            raise RemoteError("the server's keys answer has no list of keys")
+        return tuple(
+            VerifierKey.parse(str(key["verifier_key"])) for key in listed if isinstance(key, dict)
+        )
+
+    def consistency(self, session_id: str, old: int, new: int) -> ConsistencyProof:
+        """Return the server's proof that its tree of ``old`` events is a prefix of ``new``."""
+        path = self.server.session_path(session_id, "/proof/consistency")
+        answer = self.server.get(path, session_id, {"from": str(old), "to": str(new)}).json()
+        hashes = answer.get("proof")
+        if not isinstance(hashes, list):
+            raise RemoteError("the server's consistency answer has no proof")
+        return ConsistencyProof(old, new, tuple(bytes.fromhex(str(h)) for h in hashes))

@@ -1,0 +1,159 @@
+"""The CLI as a client of a real `diceledger serve` on 127.0.0.1: join, roll, refuse, retry.
+
+A player joins with the invite link the GM shared and rolls with `--server`; what they
+see (text, --json, exit codes) is what the same commands print against a local store.
+Dice are typed in (`--faces`), so every outcome is fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from diceledger.cli.main import cli
+from tests.api.served import Server, running_server
+from tests.cli.conftest import Ledger
+from tests.cli.remote_support import Table, proxy_to
+
+CHECK = ("1d20+5", "--target", "15", "--faces", "12")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    with running_server(f"sqlite:///{tmp_path / 'served.sqlite'}", tmp_path) as served:
+        yield served
+
+
+class Terminal:
+    """One player's terminal: their own config directory, no local store in play."""
+
+    def __init__(self, home: Path) -> None:
+        self.config = home / "config"
+        self.env = {
+            "XDG_CONFIG_HOME": str(self.config),
+            "DICELEDGER_DB": f"sqlite:///{home / 'never-used.sqlite'}",
+            "DICELEDGER_SERVER": None,
+            "DICELEDGER_USER": None,
+            "NO_COLOR": "1",
+        }
+        self.outputs: list[str] = []
+
+    def run(self, *args: str) -> Result:
+        result = CliRunner(env=self.env).invoke(cli, list(args))
+        self.outputs.append(result.stdout + result.stderr)
+        return result
+
+    def ok(self, *args: str) -> str:
+        result = self.run(*args)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    @property
+    def token_file(self) -> Path:
+        return self.config / "diceledger" / "servers.json"
+
+    def tokens(self) -> list[str]:
+        servers = json.loads(self.token_file.read_text())["servers"]
+        return [entry["token"] for held in servers.values() for entry in held.values()]
+
+
+def _shape(value: Any) -> Any:
+    """Return a JSON value's shape: its keys, nested, and the type of each leaf."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return type(value).__name__
+
+
+def test_a_player_joins_by_the_invite_link_and_rolls_as_locally(
+    server: Server, tmp_path: Path, ledger: Ledger, table: str
+) -> None:
+    gm = Table.open(server.base_url)
+    ann = Terminal(tmp_path / "ann")
+    joined = ann.ok("join", gm.invite_link(), "--name", "ann")
+    assert f"joined {gm.session_id} on {server.base_url} as ann" in joined
+    # The token is kept for the user alone, and shown nowhere.
+    assert stat.S_IMODE(ann.token_file.stat().st_mode) == 0o600
+    (token,) = ann.tokens()
+    assert token.startswith("dlt_")
+
+    remote = ann.ok("--server", server.base_url, "check", gm.session_id, *CHECK)
+    local = ledger.ok("ann", "check", table, *CHECK)
+    assert remote == local == "#1 ann check: 1d20 (12) + 5 = 17 vs 15: success\n"
+
+    shown = json.loads(
+        ann.ok("--server", server.base_url, "check", gm.session_id, *CHECK, "--json")
+    )
+    kept = ledger.data("ann", "check", table, *CHECK)
+    assert _shape(shown) == _shape(kept)
+    assert (shown["roll_id"], shown["total"], shown["success"]) == (2, 17, True)
+    # The GM sees the player's rolls on the server.
+    assert [roll["roller"] for roll in gm.session()["rolls"]] == ["ann", "ann"]
+    assert all(token not in output for output in ann.outputs)
+
+
+def test_a_refusal_over_the_api_exits_as_it_does_locally(
+    server: Server, tmp_path: Path, ledger: Ledger, table: str
+) -> None:
+    gm = Table.open(server.base_url)
+    ann, bob = Terminal(tmp_path / "ann"), Terminal(tmp_path / "bob")
+    ann.ok("join", gm.invite_link(), "--name", "ann")
+    bob.ok("join", gm.invite_link(), "--name", "bob")
+    waiting = ("check", "1d20+1", "--target", "12", "--reroll", "1", "--faces", "3")
+    ann.ok("--server", server.base_url, *waiting[:1], gm.session_id, *waiting[1:])
+    ledger.ok("ann", waiting[0], table, *waiting[1:])
+
+    remote = bob.run("--server", server.base_url, "accept", gm.session_id, "1")
+    local = ledger.run("bob", "accept", table, "1")
+    assert (remote.exit_code, local.exit_code) == (1, 1)
+    assert remote.stdout == local.stdout == ""
+    assert remote.stderr.splitlines()[-1] == local.stderr.splitlines()[-1]
+    assert len(gm.session()["rolls"]) == 1  # nothing rolled or accepted
+
+
+def test_a_lost_answer_is_retried_with_the_same_key_and_rolls_once(
+    server: Server, tmp_path: Path
+) -> None:
+    gm = Table.open(server.base_url)
+    port = int(server.base_url.rsplit(":", 1)[1])
+    with proxy_to(port) as proxy:
+        ann = Terminal(tmp_path / "ann")
+        ann.ok("join", gm.invite_link(proxy.url), "--name", "ann")
+        proxy.planned[:] = ["lose", "busy"]  # the roll's answer lost, then a busy server
+        before = len(proxy.seen)
+        out = ann.ok("--server", proxy.url, "roll", gm.session_id, "2d6", "--json")
+        # Three tries of the roll, then the checkpoint's checks (keys, proof) pass through.
+        assert proxy.seen[before : before + 3] == ["lose", "busy", "pass"]
+    rolled = json.loads(out)
+    rolls = gm.session()["rolls"]
+    assert [roll["roll_id"] for roll in rolls] == [rolled["roll_id"]] == [1]
+    assert rolls[0]["total"] == rolled["total"]
+
+
+def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
+    ann = Terminal(tmp_path / "ann")
+    result = ann.run("join", "http://127.0.0.1:9/join/dli_nothing", "--name", "ann")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: cannot reach http://127.0.0.1:9")
+
+
+def test_logout_forgets_the_servers_tokens(server: Server, tmp_path: Path) -> None:
+    gm = Table.open(server.base_url)
+    ann = Terminal(tmp_path / "ann")
+    ann.ok("join", gm.invite_link(), "--name", "ann")
+    said = ann.ok("logout", server.base_url)
+    assert said == f"forgot the token of ann in {gm.session_id} on {server.base_url}\n"
+    assert ann.tokens() == []
+    refused = ann.run("--server", server.base_url, "roll", gm.session_id, "1d6")
+    assert refused.exit_code == 1
+    assert "you hold no token for session" in refused.stderr
+    assert gm.session()["rolls"] == []
