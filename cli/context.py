@@ -34,6 +34,11 @@ class AppContext:
 
     def app(self) -> Application:
         """Build the application once (imports the store only when a command needs it)."""
+        if self.server is not None and self._app is None:
+            # Never answer from a local store a question asked of a server.
+            raise click.UsageError(
+                f"this command does not work with --server yet (server: {self.server})"
+            )
         if self._app is None:
             from diceledger.infra.bootstrap import bootstrap
 

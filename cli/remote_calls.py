@@ -4,12 +4,18 @@ API sends are the shapes the local commands print (domain/session/views.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diceledger.cli.remote import RemoteError, Server, amounts
+from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.merkle import ConsistencyProof
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.signed_note import VerifierKey
+
+if TYPE_CHECKING:
+    from diceledger.infra.app.results import ExportFileResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +145,29 @@ class RemoteCalls:
         path = self.server.session_path(session_id, "/checkpoint")
         return self.server.get(path, session_id).json()
 
-    def export(self, session_id: str) -> bytes:
-        """Return the session's events as JSON Lines."""
-        return self.server.get(self.server.session_path(session_id, "/export"), session_id).body
+    def export_file(self, session_id: str, output: Path) -> ExportFileResult:
+        """Write the session's events as JSON Lines to ``output``, its proof beside it.
+
+        The proof is the checkpoint the server signed for exactly the events received and
+        the server's keys, so `verify --file` and `import` read it as a local export's.
+        """
+        from diceledger.infra.app.exports import save_export
+
+        ended = self.session(session_id).get("ended") is True
+        path = self.server.session_path(session_id, "/export")
+        text = self.server.get(path, session_id).body.decode("utf-8")
+        lines = text.splitlines(keepends=True)
+        note = self.signed_at(session_id, len(lines))
+        keys = tuple(str(key) for key in self.keys())
+        proof = None if note is None else ExportProof((note,), keys)
+        return save_export(session_id, lines, output, ended, proof)
+
+    def signed_at(self, session_id: str, size: int) -> str | None:
+        """Return the checkpoint the server signed for the session's first ``size`` events."""
+        path = self.server.session_path(session_id, "/proof/consistency")
+        query = {"from": str(size), "to": str(size)}
+        note = self.server.get(path, session_id, query).json().get("checkpoint")
+        return note if isinstance(note, str) else None
 
     def keys(self) -> tuple[VerifierKey, ...]:
         """Return the server's verifier keys, current and retired."""

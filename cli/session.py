@@ -9,9 +9,10 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
 from diceledger.cli.output import counted, emit_json, local_time, shown
-from diceledger.cli.render import members_text, roll_text
+from diceledger.cli.render import members_text, roll_text, view_text
 from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import commands as cmd
 
 
@@ -136,6 +137,10 @@ def show(app: AppContext, session_id: str) -> None:
     Example:
       diceledger --as ann session show "$S"
     """
+    remote = app.remote()
+    if remote is not None:
+        _show_view(app, remote.session(session_id))
+        return
     session = app.app().session(app.actor, session_id)
     if app.json:
         emit_json(session.view)
@@ -148,6 +153,34 @@ def show(app: AppContext, session_id: str) -> None:
         click.echo(shown(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {seed}"))
     for roll in session.rolls:
         click.echo(roll_text(roll))
+
+
+def _show_view(app: AppContext, view: JsonObject) -> None:
+    """Print a session a server answered with, as ``show`` prints a local one."""
+    if app.json:
+        emit_json(view)
+        return
+    status = "ended" if view.get("ended") else "open"
+    click.echo(
+        shown(f"{view.get('session_id')} '{view.get('title')}' ({status}); GM {view.get('gm')}")
+    )
+    members = [m for m in _list(view, "members") if isinstance(m, dict)]
+    click.echo(
+        "members: " + ", ".join(f"{shown(str(m.get('name')))} ({m.get('role')})" for m in members)
+    )
+    for epoch in _list(view, "epochs"):
+        if isinstance(epoch, dict):
+            seed = f"seed {epoch['seed']}" if epoch.get("seed") else "seed not revealed"
+            commitment = str(epoch.get("commitment"))[:16]
+            click.echo(shown(f"epoch {epoch.get('epoch')}: commitment {commitment}..., {seed}"))
+    for roll in _list(view, "rolls"):
+        if isinstance(roll, dict):
+            click.echo(view_text(roll))
+
+
+def _list(view: JsonObject, key: str) -> list[JsonValue]:
+    value = view.get(key)
+    return value if isinstance(value, list) else []
 
 
 @session.command("end")

@@ -85,12 +85,15 @@ class Proxy:
     ``lose``: the request reaches the server, which acts on it, but its answer is thrown
     away and the connection closed, as a network that drops mid-answer would.
     ``busy``: the proxy answers 503 with Retry-After itself, the server never sees it.
+    ``record`` passes the answer on and keeps it; ``stale`` answers the kept one again, as
+    a server restored from an old backup (or a cache in the way) would.
     """
 
     upstream_port: int
     port: int = field(default_factory=free_port)
     planned: list[str] = field(default_factory=list)
     seen: list[str] = field(default_factory=list)
+    recorded: bytes = b""
 
     @property
     def url(self) -> str:
@@ -104,12 +107,17 @@ class Proxy:
             if mode == "busy":
                 client.sendall(BUSY)
                 return
+            if mode == "stale":
+                client.sendall(self.recorded)
+                return
             with socket.create_connection(("127.0.0.1", self.upstream_port), timeout=30) as up:
                 up.sendall(request)
                 answer = b""
                 while chunk := up.recv(65536):
                     answer += chunk
-            if mode == "pass":
+            if mode == "record":
+                self.recorded = answer
+            if mode in ("pass", "record"):
                 client.sendall(answer)
             # "lose": the server answered; the client never hears it.
 

@@ -157,3 +157,69 @@ def test_logout_forgets_the_servers_tokens(server: Server, tmp_path: Path) -> No
     assert refused.exit_code == 1
     assert "you hold no token for session" in refused.stderr
     assert gm.session()["rolls"] == []
+
+
+def test_session_show_dispute_checkpoint_export_and_verify_over_the_api(
+    server: Server, tmp_path: Path, ledger: Ledger, table: str
+) -> None:
+    gm = Table.open(server.base_url)
+    ann = Terminal(tmp_path / "ann")
+    ann.ok("join", gm.invite_link(), "--name", "ann")
+    at = ("--server", server.base_url)
+    sid = gm.session_id
+    ann.ok(*at, "check", sid, *CHECK)
+    ledger.ok("ann", "check", table, *CHECK)
+
+    shown = ann.ok(*at, "session", "show", sid)
+    assert shown.splitlines()[1] == "members: gm (gm), ann (player)"
+    assert shown.splitlines()[-1] == "#1 ann check: 1d20 (12) + 5 = 17 vs 15: success"
+    remote_view = json.loads(ann.ok(*at, "session", "show", sid, "--json"))
+    assert remote_view == gm.session() | {"rolls": remote_view["rolls"]}
+    assert _shape(remote_view["rolls"]) == _shape(
+        ledger.data("ann", "session", "show", table)["rolls"]
+    )
+
+    disputed = json.loads(
+        ann.ok(*at, "dispute", "open", sid, "1", "--reason", "cocked die", "--json")
+    )
+    assert (disputed["by"], disputed["dispute"]) == ("ann", "open")
+    assert gm.session()["rolls"][0]["open_dispute"] is True
+
+    kept = json.loads(ann.ok(*at, "checkpoint", sid, "--json"))
+    exported = json.loads(ann.ok(*at, "export", sid, "-o", str(tmp_path / "t.jsonl"), "--json"))
+    assert (
+        exported["events"] == kept["size"] == len((tmp_path / "t.jsonl").read_text().splitlines())
+    )
+    assert exported["proof"] == str(tmp_path / "t.jsonl.proof.json")
+    # The export verifies on its own, as a local one does.
+    assert "verified: the chain" in ann.ok("verify", "--file", str(tmp_path / "t.jsonl"))
+    # And verify with --server checks the server's log on this machine, with what it kept.
+    report = json.loads(ann.ok(*at, "verify", sid, "--json"))
+    assert report["ok"] is True
+
+
+def test_a_command_not_yet_a_client_refuses_rather_than_read_a_local_store(
+    server: Server, tmp_path: Path
+) -> None:
+    ann = Terminal(tmp_path / "ann")
+    result = ann.run("--server", server.base_url, "replay", "some-session")
+    assert result.exit_code == 2
+    assert "does not work with --server yet" in result.stderr
+
+
+def test_an_older_checkpoint_than_the_one_kept_is_reported(server: Server, tmp_path: Path) -> None:
+    gm = Table.open(server.base_url)
+    port = int(server.base_url.rsplit(":", 1)[1])
+    with proxy_to(port) as proxy:
+        ann = Terminal(tmp_path / "ann")
+        ann.ok("join", gm.invite_link(proxy.url), "--name", "ann")
+        at = ("--server", proxy.url)
+        proxy.planned[:] = ["record"]  # the checkpoint of the log as it is now
+        older = json.loads(ann.ok(*at, "checkpoint", gm.session_id, "--json"))
+        ann.ok(*at, "roll", gm.session_id, "1d6", "--faces", "4")  # keeps a larger one
+        proxy.planned[:] = ["stale"]  # then the server answers the older checkpoint
+        result = ann.run(*at, "checkpoint", gm.session_id, "--json")
+    assert json.loads(result.stdout)["size"] == older["size"]
+    assert "WARNING: " in result.stderr
+    assert "the log shrank from " in result.stderr
+    assert f" to {older['size']} events" in result.stderr
