@@ -1,5 +1,5 @@
-"""A real server for the CLI to be a client of, the GM's side of its API, and a proxy that
-loses answers on purpose."""
+"""A player's terminal (their own config directory), the GM's side of a server's API, and
+a proxy that loses, delays or replays answers on purpose."""
 
 from __future__ import annotations
 
@@ -10,8 +10,12 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner, Result
+
+from diceledger.cli.main import cli
 from tests.api.served import free_port
 
 BUSY = (
@@ -54,6 +58,39 @@ class Table:
     def session(self) -> Any:
         """Return the session as the GM sees it."""
         return api(self.base, "GET", f"/api/v1/sessions/{self.session_id}", token=self.gm_token)
+
+
+class Terminal:
+    """One player's terminal: their own config directory, no local store in play."""
+
+    def __init__(self, home: Path) -> None:
+        self.config = home / "config"
+        self.env = {
+            "XDG_CONFIG_HOME": str(self.config),
+            "DICELEDGER_DB": f"sqlite:///{home / 'never-used.sqlite'}",
+            "DICELEDGER_SERVER": None,
+            "DICELEDGER_USER": None,
+            "NO_COLOR": "1",
+        }
+        self.outputs: list[str] = []
+
+    def run(self, *args: str) -> Result:
+        result = CliRunner(env=self.env).invoke(cli, list(args))
+        self.outputs.append(result.stdout + result.stderr)
+        return result
+
+    def ok(self, *args: str) -> str:
+        result = self.run(*args)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    @property
+    def token_file(self) -> Path:
+        return self.config / "diceledger" / "servers.json"
+
+    def tokens(self) -> list[str]:
+        servers = json.loads(self.token_file.read_text())["servers"]
+        return [entry["token"] for held in servers.values() for entry in held.values()]
 
 
 def _read_request(client: socket.socket) -> bytes:

@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from diceledger.cli.main import cli
 from tests.api.served import Server, running_server
 from tests.cli.conftest import Ledger
-from tests.cli.remote_support import Table, proxy_to
+from tests.cli.remote_support import Table, Terminal, proxy_to
 
 CHECK = ("1d20+5", "--target", "15", "--faces", "12")
 
@@ -28,39 +26,6 @@ CHECK = ("1d20+5", "--target", "15", "--faces", "12")
 def server(tmp_path: Path) -> Iterator[Server]:
     with running_server(f"sqlite:///{tmp_path / 'served.sqlite'}", tmp_path) as served:
         yield served
-
-
-class Terminal:
-    """One player's terminal: their own config directory, no local store in play."""
-
-    def __init__(self, home: Path) -> None:
-        self.config = home / "config"
-        self.env = {
-            "XDG_CONFIG_HOME": str(self.config),
-            "DICELEDGER_DB": f"sqlite:///{home / 'never-used.sqlite'}",
-            "DICELEDGER_SERVER": None,
-            "DICELEDGER_USER": None,
-            "NO_COLOR": "1",
-        }
-        self.outputs: list[str] = []
-
-    def run(self, *args: str) -> Result:
-        result = CliRunner(env=self.env).invoke(cli, list(args))
-        self.outputs.append(result.stdout + result.stderr)
-        return result
-
-    def ok(self, *args: str) -> str:
-        result = self.run(*args)
-        assert result.exit_code == 0, result.output
-        return result.stdout
-
-    @property
-    def token_file(self) -> Path:
-        return self.config / "diceledger" / "servers.json"
-
-    def tokens(self) -> list[str]:
-        servers = json.loads(self.token_file.read_text())["servers"]
-        return [entry["token"] for held in servers.values() for entry in held.values()]
 
 
 def _shape(value: Any) -> Any:
