@@ -9,7 +9,7 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.output import emit_json, shown
 from diceledger.cli.remote import RemoteError, Server
-from diceledger.cli.tokens import Membership, TokenFile, origin_of
+from diceledger.cli.tokens import Membership, origin_of
 from diceledger.cli.witness import witness
 
 
@@ -76,25 +76,50 @@ def join(app: AppContext, url: str, name: str | None, client_seed: str) -> None:
 @json_option
 @pass_app
 def logout(app: AppContext, url: str) -> None:
-    """Forget every token kept for a server (the server still counts them until revoked).
+    """Sign this machine's devices out of a server and forget their tokens.
+
+    Each kept token is signed out on the server first (it answers 401 from then on); a
+    server that cannot be reached is named, and its tokens are forgotten all the same.
 
     \b
     Example:
       diceledger logout https://dice.example
     """
     origin = origin_of(url)
-    forgotten = TokenFile().forget(origin)
+    server = Server(origin)
+    done = [(member, _sign_out(server, member)) for member in server.tokens.sessions(origin)]
+    server.tokens.forget(origin)
     if app.json:
-        emit_json(
-            {
-                "server": origin,
-                "forgotten": [{"session_id": m.session_id, "name": m.name} for m in forgotten],
-            }
-        )
+        forgotten = [
+            {"session_id": m.session_id, "name": m.name, "signed_out": failure is None}
+            for m, failure in done
+        ]
+        emit_json({"server": origin, "forgotten": forgotten})
         return
-    if not forgotten:
+    if not done:
         click.echo(f"no token kept for {origin}; nothing to forget")
-    for member in forgotten:
-        click.echo(
-            f"forgot the token of {shown(member.name)} in {shown(member.session_id)} on {origin}"
-        )
+    for member, failure in done:
+        where = f"{shown(member.name)} in {shown(member.session_id)} on {origin}"
+        if failure is None:
+            click.echo(f"signed out and forgot the token of {where}")
+        else:
+            click.echo(f"forgot the token of {where} (not signed out there: {shown(failure)})")
+
+
+def _sign_out(server: Server, member: Membership) -> str | None:
+    """Sign ``member``'s device out on the server; return why not, or None when done."""
+    try:
+        path = server.session_path(member.session_id, "/devices")
+        listed = server.get(path, member.session_id).json().get("devices")
+        mine = [
+            d.get("device_id")
+            for d in (listed if isinstance(listed, list) else [])
+            if isinstance(d, dict) and d.get("this_device") is True
+        ]
+        if not mine:
+            return "the server lists no device of this token"
+        out = server.session_path(member.session_id, f"/devices/{mine[0]}/sign-out")
+        server.post(out, None, member.session_id)
+    except RemoteError as error:
+        return error.message
+    return None

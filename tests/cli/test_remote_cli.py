@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import stat
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 
 from tests.api.served import Server, running_server
 from tests.cli.conftest import Ledger
-from tests.cli.remote_support import Table, Terminal, proxy_to
+from tests.cli.remote_support import Table, Terminal, api, proxy_to
 
 CHECK = ("1d20+5", "--target", "15", "--faces", "12")
 
@@ -115,9 +116,16 @@ def test_logout_forgets_the_servers_tokens(server: Server, tmp_path: Path) -> No
     gm = Table.open(server.base_url)
     ann = Terminal(tmp_path / "ann")
     ann.ok("join", gm.invite_link(), "--name", "ann")
+    (token,) = ann.tokens()
     said = ann.ok("logout", server.base_url)
-    assert said == f"forgot the token of ann in {gm.session_id} on {server.base_url}\n"
+    assert (
+        said == f"signed out and forgot the token of ann in {gm.session_id} on {server.base_url}\n"
+    )
     assert ann.tokens() == []
+    # The token itself no longer opens the session: logout signed the device out.
+    with pytest.raises(urllib.error.HTTPError) as refused_token:
+        api(server.base_url, "GET", f"/api/v1/sessions/{gm.session_id}", token=token)
+    assert refused_token.value.code == 401
     refused = ann.run("--server", server.base_url, "roll", gm.session_id, "1d6")
     assert refused.exit_code == 1
     assert "you hold no token for session" in refused.stderr
@@ -188,3 +196,16 @@ def test_an_older_checkpoint_than_the_one_kept_is_reported(server: Server, tmp_p
     assert "WARNING: " in result.stderr
     assert "the log shrank from " in result.stderr
     assert f" to {older['size']} events" in result.stderr
+
+
+def test_logout_from_a_server_gone_away_still_forgets_and_says_so(tmp_path: Path) -> None:
+    ann = Terminal(tmp_path / "ann")
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    with running_server(f"sqlite:///{folder / 'gone.sqlite'}", folder) as server:
+        gm = Table.open(server.base_url)
+        ann.ok("join", gm.invite_link(), "--name", "ann")
+    said = ann.ok("logout", server.base_url)
+    assert said.startswith(f"forgot the token of ann in {gm.session_id} on {server.base_url}")
+    assert "(not signed out there: cannot reach " in said
+    assert ann.tokens() == []
