@@ -4,18 +4,22 @@ API sends are the shapes the local commands print (domain/session/views.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from diceledger.cli.remote import RemoteError, Server, amounts
 from diceledger.domain.export_proof import ExportProof
+from diceledger.domain.hashchain import format_timestamp, parse_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.merkle import ConsistencyProof
+from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.signed_note import VerifierKey
 
 if TYPE_CHECKING:
-    from diceledger.infra.app.results import ExportFileResult
+    from diceledger.domain.projections.directory import Entry
+    from diceledger.infra.app.results import ExportFileResult, ReplayResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,26 @@ class RemoteCalls:
         """Return the session as its member may see it."""
         return self.server.get(self.server.session_path(session_id), session_id).json()
 
+    def sessions(self) -> list[Entry]:
+        """Return the sessions this user holds a token for on the server, as it shows them."""
+        from diceledger.domain.projections.directory import Entry
+
+        listed = []
+        for member in self.server.tokens.sessions(self.server.origin):
+            view = self.session(member.session_id)
+            members, rolls = view.get("members"), view.get("rolls")
+            listed.append(
+                Entry(
+                    session_id=member.session_id,
+                    title=str(view.get("title")),
+                    gm=str(view.get("gm")),
+                    members=len(members) if isinstance(members, list) else 0,
+                    rolls=len(rolls) if isinstance(rolls, list) else 0,
+                    ended=view.get("ended") is True,
+                )
+            )
+        return listed
+
     def dispute(self, session_id: str, roll_id: int, reason: str) -> JsonObject:
         """Dispute a roll."""
         path = self.server.session_path(session_id, f"/rolls/{roll_id}/dispute")
@@ -168,6 +192,46 @@ class RemoteCalls:
         query = {"from": str(size), "to": str(size)}
         note = self.server.get(path, session_id, query).json().get("checkpoint")
         return note if isinstance(note, str) else None
+
+    def replay(
+        self, session_id: str, until_position: int | None, at: datetime | None
+    ) -> ReplayResult:
+        """Return the session's timeline as the server gives it, decoded into its lines."""
+        from diceledger.domain.projections.timeline import Line
+        from diceledger.infra.app.results import ReplayResult
+
+        query = {} if until_position is None else {"until_position": str(until_position)}
+        if at is not None:
+            query["at"] = format_timestamp(at)
+        path = self.server.session_path(session_id, "/replay")
+        answer = self.server.get(path, session_id, query).json()
+        rows = answer.get("lines")
+        lines = []
+        for row in rows if isinstance(rows, list) else []:
+            detail = row.get("detail") if isinstance(row, dict) else None
+            if not isinstance(row, dict) or not isinstance(detail, dict):
+                raise RemoteError("the server's replay holds a line that is not one")
+            roll_id = row.get("roll_id")
+            lines.append(
+                Line(
+                    position=int(str(row["position"])),
+                    version=int(str(row["version"])),
+                    recorded_at=parse_timestamp(str(row["recorded_at"])),
+                    actor=str(row["actor"]),
+                    event=str(row["event"]),
+                    roll_id=None if roll_id is None else int(str(roll_id)),
+                    hidden=row.get("hidden") is True,
+                    text=str(row["text"]),
+                    detail=detail,
+                )
+            )
+        as_of = answer.get("as_of")
+        return ReplayResult(session_id, tuple(lines), as_of if isinstance(as_of, dict) else None)
+
+    def receipt(self, session_id: str, roll_id: int) -> Receipt:
+        """Return a roll's receipt, as the server made it."""
+        path = self.server.session_path(session_id, f"/rolls/{roll_id}/receipt")
+        return Receipt.parse(self.server.get(path, session_id).body.decode("utf-8"))
 
     def keys(self) -> tuple[VerifierKey, ...]:
         """Return the server's verifier keys, current and retired."""

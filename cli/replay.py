@@ -65,7 +65,11 @@ def replay(
     """
     from diceledger.infra.app.results import Moment
 
-    replayed = app.app().replay(app.actor, session_id, Moment(until_position, at))
+    remote = app.remote()
+    if remote is not None:
+        replayed = remote.replay(session_id, until_position, at)
+    else:
+        replayed = app.app().replay(app.actor, session_id, Moment(until_position, at))
     for line in replayed.lines:
         if app.json:
             click.echo(json.dumps(line.as_json(), ensure_ascii=False))

@@ -107,10 +107,14 @@ def list_sessions(app: AppContext) -> None:
     """
     from diceledger.cli.projections import catching_up
 
-    application = app.app()
-    pending = application.pending_directory_events()
-    with catching_up(pending, "session directory", app.json) as progress:
-        rows = [asdict(entry) for entry in application.sessions(progress)]
+    remote = app.remote()
+    if remote is not None:
+        rows = [asdict(entry) for entry in remote.sessions()]  # those you hold a token for
+    else:
+        application = app.app()
+        pending = application.pending_directory_events()
+        with catching_up(pending, "session directory", app.json) as progress:
+            rows = [asdict(entry) for entry in application.sessions(progress)]
     if app.json:
         emit_json(rows)
         return

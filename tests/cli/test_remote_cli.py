@@ -209,3 +209,40 @@ def test_logout_from_a_server_gone_away_still_forgets_and_says_so(tmp_path: Path
     assert said.startswith(f"forgot the token of ann in {gm.session_id} on {server.base_url}")
     assert "(not signed out there: cannot reach " in said
     assert ann.tokens() == []
+
+
+def test_opposed_replay_receipt_and_session_list_over_the_api(
+    server: Server, tmp_path: Path, ledger: Ledger, table: str
+) -> None:
+    gm = Table.open(server.base_url)
+    ann, bob = Terminal(tmp_path / "ann"), Terminal(tmp_path / "bob")
+    ann.ok("join", gm.invite_link(), "--name", "ann")
+    bob.ok("join", gm.invite_link(), "--name", "bob")
+    at, sid = ("--server", server.base_url), gm.session_id
+    contest = ("1d20+2", "--vs", "bob", "1d20+1", "--faces", "9,10,15,3")  # a tie, then ann
+    remote = ann.ok(*at, "opposed", sid, *contest)
+    assert remote == ledger.ok("ann", "opposed", table, *contest)
+    assert remote.splitlines()[-1] == "  ann wins after 2 rounds"
+
+    listed = json.loads(ann.ok(*at, "session", "list", "--json"))
+    assert listed == [
+        {
+            "session_id": sid,
+            "title": "Tomb of Ash",
+            "gm": "gm",
+            "members": 3,
+            "rolls": 1,
+            "ended": False,
+        }
+    ]
+
+    lines = [json.loads(line) for line in ann.ok(*at, "replay", sid, "--json").splitlines()]
+    local = [json.loads(line) for line in ledger.ok("ann", "replay", table, "--json").splitlines()]
+    assert [line["event"] for line in lines] == [line["event"] for line in local]
+    assert _shape(lines) == _shape(local)
+    assert ann.ok(*at, "replay", sid).splitlines()[-1].endswith(lines[-1]["text"])
+
+    receipt = tmp_path / "roll-1.receipt.json"
+    ann.ok(*at, "receipt", sid, "1", "-o", str(receipt))
+    # Checked with no server at all, against the key pinned when ann kept a checkpoint.
+    assert "complete: every event of roll 1" in ann.ok("verify", "--receipt", str(receipt))
