@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from diceledger.cli.calls import SessionCalls
     from diceledger.cli.remote_calls import RemoteCalls
     from diceledger.infra.app.application import Application
     from diceledger.infra.app.keeping import KeptCheckpoints
@@ -53,6 +54,15 @@ class AppContext:
         from diceledger.cli.remote_calls import RemoteCalls
 
         return RemoteCalls(Server(self.server))
+
+    def calls(self) -> SessionCalls:
+        """Return who answers the session commands: the server of --server, else the store."""
+        remote = self.remote()
+        if remote is not None:
+            return remote
+        from diceledger.cli.calls import LocalCalls
+
+        return LocalCalls(self.app(), self.actor)
 
     def keeper(self) -> KeptCheckpoints:
         """Return where this user keeps the checkpoints commands answer with."""

@@ -92,11 +92,7 @@ def receipt(app: AppContext, session_id: str, roll_id: int, output: str | None) 
       diceledger --as ann check "$S" "1d20+5" --target 15
       diceledger --as ann receipt "$S" 1 -o roll-1.receipt.json
     """
-    remote = app.remote()
-    if remote is not None:
-        made = remote.receipt(session_id, roll_id)
-    else:
-        made = app.app().proofs.receipt(app.actor, session_id, roll_id)
+    made = app.calls().receipt(session_id, roll_id)
     witness(app, session_id, made.checkpoint)
     document = made.to_json()
     if output is not None:

@@ -119,7 +119,8 @@ class Server:
                 with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
                     return Answer(response.status, response.read())
             except urllib.error.HTTPError as error:
-                answered = error.read()
+                with error:  # its connection closes with it
+                    answered = error.read()
                 wait = _retry_after(error)
                 if error.code == 503 and wait is not None and attempt < TRIES:
                     time.sleep(min(wait, MOST_WAIT))

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from diceledger.cli.calls import Rolled
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import (
     AMOUNT,
@@ -27,13 +28,12 @@ from diceledger.cli.witness import witness
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
-from diceledger.infra.app.results import RollResult
 
 EXPR = click.argument("expression", metavar="EXPR")
 PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
-def _show(app: AppContext, result: RollResult | RemoteRoll) -> None:
+def _show(app: AppContext, result: Rolled) -> None:
     witness(app, result.session_id, result.checkpoint)
     if app.json:
         emit_json({**result.view, "checkpoint": result.checkpoint})
@@ -107,11 +107,7 @@ def _request(
         faces=options.faces,
         replaces=options.replaces,
     )
-    remote = app.remote()
-    if remote is not None:
-        _show(app, remote.request_roll(session_id, command))
-        return
-    _show(app, app.app().request_roll(app.actor, session_id, command))
+    _show(app, app.calls().request_roll(session_id, command))
 
 
 @click.command("roll")
@@ -304,11 +300,7 @@ def opposed(
         salt=salt,
         faces=faces,
     )
-    remote = app.remote()
-    if remote is not None:
-        _show(app, remote.request_roll(session_id, command))
-        return
-    _show(app, app.app().request_roll(app.actor, session_id, command))
+    _show(app, app.calls().request_roll(session_id, command))
 
 
 @click.command("reroll")
@@ -348,12 +340,7 @@ def reroll(
       diceledger --as bob roll "$S" "3d6" --kind damage --reroll 2
       diceledger --as bob reroll "$S" 1 --die 0 --die 2
     """
-    command = cmd.Reroll(roll_id, dice, faces)
-    remote = app.remote()
-    if remote is not None:
-        _show(app, remote.reroll(session_id, command))
-        return
-    _show(app, app.app().reroll(app.actor, session_id, command))
+    _show(app, app.calls().reroll(session_id, cmd.Reroll(roll_id, dice, faces)))
 
 
 @click.command("accept")
@@ -376,11 +363,7 @@ def accept(app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...
       diceledger --as bob check "$S" "1d20+1" --target 12 --reroll 1
       diceledger --as bob accept "$S" 1
     """
-    remote = app.remote()
-    if remote is not None:
-        _show(app, remote.accept(session_id, roll_id, faces))
-        return
-    _show(app, app.app().accept(app.actor, session_id, roll_id, faces))
+    _show(app, app.calls().accept(session_id, roll_id, faces))
 
 
 @click.command("reveal")
@@ -396,11 +379,7 @@ def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
       diceledger --as gm roll "$S" "1d20+2" --blind --for ghoul --label perception
       diceledger --as gm reveal "$S" 1
     """
-    remote = app.remote()
-    if remote is not None:
-        _show(app, remote.reveal_roll(session_id, roll_id))
-        return
-    _show(app, app.app().reveal_roll(app.actor, session_id, roll_id))
+    _show(app, app.calls().reveal_roll(session_id, roll_id))
 
 
 @click.group("seed")

@@ -125,6 +125,7 @@ def test_logout_forgets_the_servers_tokens(server: Server, tmp_path: Path) -> No
     # The token itself no longer opens the session: logout signed the device out.
     with pytest.raises(urllib.error.HTTPError) as refused_token:
         api(server.base_url, "GET", f"/api/v1/sessions/{gm.session_id}", token=token)
+    refused_token.value.close()
     assert refused_token.value.code == 401
     refused = ann.run("--server", server.base_url, "roll", gm.session_id, "1d6")
     assert refused.exit_code == 1
@@ -175,7 +176,7 @@ def test_a_command_not_yet_a_client_refuses_rather_than_read_a_local_store(
     server: Server, tmp_path: Path
 ) -> None:
     ann = Terminal(tmp_path / "ann")
-    result = ann.run("--server", server.base_url, "replay", "some-session")
+    result = ann.run("--server", server.base_url, "session", "end", "some-session")
     assert result.exit_code == 2
     assert "does not work with --server yet" in result.stderr
 
