@@ -247,3 +247,18 @@ def test_opposed_replay_receipt_and_session_list_over_the_api(
     ann.ok(*at, "receipt", sid, "1", "-o", str(receipt))
     # Checked with no server at all, against the key pinned when ann kept a checkpoint.
     assert "complete: every event of roll 1" in ann.ok("verify", "--receipt", str(receipt))
+
+
+def test_a_join_whose_answer_was_lost_is_retried_into_the_same_member(
+    server: Server, tmp_path: Path
+) -> None:
+    gm = Table.open(server.base_url)
+    port = int(server.base_url.rsplit(":", 1)[1])
+    with proxy_to(port) as proxy:
+        ann = Terminal(tmp_path / "ann")
+        proxy.planned[:] = ["lose"]  # the server made ann a member; the answer never came
+        ann.ok("join", gm.invite_link(proxy.url), "--name", "ann")
+        assert proxy.seen[:2] == ["lose", "pass"]
+        ann.ok("--server", proxy.url, "roll", gm.session_id, "1d6", "--faces", "5")
+    assert [m["name"] for m in gm.session()["members"]] == ["gm", "ann"]
+    assert [r["roller"] for r in gm.session()["rolls"]] == ["ann"]

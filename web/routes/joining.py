@@ -28,10 +28,14 @@ router = APIRouter(prefix="/api/v1", tags=["sessions"])
     openapi_extra=idempotency_key(required=False),
 )
 def join_by_code(body: JoinRequest, request: Request, web: Services) -> Response:
-    """Join the session an invite code was made for; the player's token is shown this once."""
-    session_id = web.access.invite_session(body.invite_code)
-    web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
+    """Join the session an invite code was made for; the player's token is shown this once.
+
+    Repeating the request with the same Idempotency-Key and code gives the same member a
+    fresh token (the first may have been lost on the way), never a second member.
+    """
     key = request.headers.get(IDEMPOTENCY_KEY)
+    session_id = web.access.joining_session(body.invite_code, key)
+    web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
     joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
     return typed(
         Joined(
