@@ -19,7 +19,7 @@ from diceledger.domain.signed_note import VerifierKey
 
 if TYPE_CHECKING:
     from diceledger.domain.projections.directory import Entry
-    from diceledger.infra.app.results import ExportFileResult, ReplayResult
+    from diceledger.infra.app.results import ExportFileResult, ReplayResult, StatisticsResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +227,19 @@ class RemoteCalls:
             )
         as_of = answer.get("as_of")
         return ReplayResult(session_id, tuple(lines), as_of if isinstance(as_of, dict) else None)
+
+    def statistics(self, session_id: str, player: str | None) -> StatisticsResult:
+        """Return the session's per-player statistics, decoded into the domain's reports."""
+        from diceledger.domain.projections.tidy import report_from_json
+        from diceledger.infra.app.results import StatisticsResult
+
+        query = {} if player is None else {"player": player}
+        path = self.server.session_path(session_id, "/stats")
+        answer = self.server.get(path, session_id, query).json()
+        rows = answer.get("reports")
+        listed = rows if isinstance(rows, list) else []
+        reports = tuple(report_from_json(r) for r in listed if isinstance(r, dict))
+        return StatisticsResult(str(answer.get("viewer")), reports)
 
     def receipt(self, session_id: str, roll_id: int) -> Receipt:
         """Return a roll's receipt, as the server made it."""

@@ -262,3 +262,27 @@ def test_a_join_whose_answer_was_lost_is_retried_into_the_same_member(
         ann.ok("--server", proxy.url, "roll", gm.session_id, "1d6", "--faces", "5")
     assert [m["name"] for m in gm.session()["members"]] == ["gm", "ann"]
     assert [r["roller"] for r in gm.session()["rolls"]] == ["ann"]
+
+
+def test_stats_of_a_session_over_the_api_read_as_locally(
+    server: Server, tmp_path: Path, ledger: Ledger, table: str
+) -> None:
+    gm = Table.open(server.base_url)
+    ann = Terminal(tmp_path / "ann")
+    ann.ok("join", gm.invite_link(), "--name", "ann")
+    at, sid = ("--server", server.base_url), gm.session_id
+    for faces in ("12", "3", "19"):
+        ann.ok(*at, "check", sid, "1d20+5", "--target", "15", "--faces", faces)
+        ledger.ok("ann", "check", table, "1d20+5", "--target", "15", "--faces", faces)
+    mine = ("stats", "--session")
+    remote_text = ann.ok(*at, *mine, sid, "--player", "ann")
+    local_text = ledger.ok("ann", *mine, table, "--player", "ann")
+    assert remote_text.replace(sid, "S") == local_text.replace(table, "S")
+    assert "checks won 2/3" in remote_text
+    remote_json = json.loads(ann.ok(*at, *mine, sid, "--json"))
+    local_json = ledger.data("ann", *mine, table)
+    assert _shape(remote_json) == _shape(local_json)
+    remote_csv = ann.ok(*at, *mine, sid, "--format", "csv")
+    assert remote_csv.replace(sid, "S") == ledger.ok(
+        "ann", *mine, table, "--format", "csv"
+    ).replace(table, "S")
