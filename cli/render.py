@@ -13,7 +13,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.views import roll_line
-from diceledger.infra.app.results import HiddenRoll, SeenRoll, SessionView, ShownRoll
+from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
 
 
 def _escaped(sources: tuple[ev.Amount, ...]) -> tuple[ev.Amount, ...]:
@@ -103,11 +103,6 @@ def echo_lines(lines: list[str]) -> None:
     """Print each line."""
     for line in lines:
         click.echo(line)
-
-
-def members_text(session: SessionView) -> str:
-    """Return the members as 'name (role)' separated by commas."""
-    return ", ".join(f"{shown(m.name)} ({m.role})" for m in session.members)
 
 
 _ROUND = re.compile(r"; (?=round [0-9]+: )")

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 import click
 import platformdirs
 
+from diceledger.domain.shown import shown
+
 FILE = "servers.json"
 
 
@@ -22,7 +24,7 @@ def origin_of(url: str) -> str:
     """Return a server's origin (scheme://host[:port]) from any URL on it; refuse others."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise click.UsageError(f"not a server URL (http:// or https://): {url!r}")
+        raise click.UsageError(f"not a server URL (http:// or https://): '{shown(url[:200])}'")
     return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
