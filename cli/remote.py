@@ -18,7 +18,7 @@ import urllib.request
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import click
 
@@ -30,6 +30,7 @@ TRIES = 4  # a write is sent at most this many times, with the same key
 PAUSE = 0.5  # seconds before the second try, doubling after
 MOST_WAIT = 5.0  # a Retry-After longer than this is waited only this long
 TIMEOUT = 15.0  # seconds for one try
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class RemoteError(click.ClickException):
@@ -66,6 +67,14 @@ class Server:
     def __init__(self, origin: str, tokens: TokenFile | None = None) -> None:
         self.origin = origin
         self.tokens = tokens or TokenFile()
+        host = urlsplit(origin).hostname or ""
+        if origin.startswith("http://") and host not in LOOPBACK:
+            # Allowed for a table on one network, but the bearer token travels in clear.
+            click.secho(
+                f"WARNING: {origin} is not https: your token travels unencrypted",
+                err=True,
+                fg="red",
+            )
 
     def member(self, session_id: str) -> Membership:
         """Return the membership kept for ``session_id`` here, or say how to get one."""

@@ -48,11 +48,15 @@ class TokenFile:
             loaded = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
+        except ValueError as error:  # not JSON, or not UTF-8: say which file, change nothing
+            raise click.ClickException(
+                f"the token file {self.path} cannot be read ({error}); move it away and join again"
+            ) from None
         servers = loaded.get("servers", {}) if isinstance(loaded, dict) else {}
         return servers if isinstance(servers, dict) else {}
 
     def _write(self, servers: dict[str, dict[str, dict[str, str]]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = self.path.with_suffix(".tmp")
         # Created 0600 from the start: the token is never readable by others, not even briefly.
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -286,3 +286,24 @@ def test_stats_of_a_session_over_the_api_read_as_locally(
     assert remote_csv.replace(sid, "S") == ledger.ok(
         "ann", *mine, table, "--format", "csv"
     ).replace(table, "S")
+
+
+def test_a_token_file_that_is_not_json_is_one_line_and_left_alone(tmp_path: Path) -> None:
+    ann = Terminal(tmp_path / "ann")
+    ann.token_file.parent.mkdir(parents=True)
+    ann.token_file.write_text("{not json")
+    result = ann.run("--server", "http://127.0.0.1:9", "roll", "s", "1d6")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"Error: the token file {ann.token_file} cannot be read")
+    assert ann.token_file.read_text() == "{not json"
+
+
+def test_a_plain_http_server_beyond_this_machine_is_warned_of(tmp_path: Path) -> None:
+    ann = Terminal(tmp_path / "ann")
+    # No token is kept for the session, so nothing is sent: the warning comes first.
+    result = ann.run("--server", "http://192.0.2.1:9", "roll", "s", "1d6")
+    assert result.exit_code == 1
+    warned, refused = result.stderr.splitlines()
+    assert warned == "WARNING: http://192.0.2.1:9 is not https: your token travels unencrypted"
+    assert refused.startswith("Error: you hold no token for session 's'")
