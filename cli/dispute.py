@@ -32,22 +32,29 @@ def open_(app: AppContext, session_id: str, roll_id: int, reason: str) -> None:
       diceledger --as bob check "$S" "1d20+1" --target 12
       diceledger --as bob dispute open "$S" 1 --reason "the die fell off"
     """
-    opened = app.app().open_dispute(app.actor, session_id, roll_id, reason)
-    witness(app, session_id, opened.checkpoint)
+    remote = app.remote()
+    if remote is not None:
+        answered = remote.dispute(session_id, roll_id, reason)
+        by, checkpoint = str(answered.get("by")), answered.get("checkpoint")
+        checkpoint = checkpoint if isinstance(checkpoint, str) else None
+    else:
+        opened = app.app().open_dispute(app.actor, session_id, roll_id, reason)
+        by, checkpoint = app.actor, opened.checkpoint
+    witness(app, session_id, checkpoint)
     if app.json:
         emit_json(
             {
                 "session_id": session_id,
                 "roll_id": roll_id,
                 "dispute": "open",
-                "by": app.actor,
-                "checkpoint": opened.checkpoint,
+                "by": by,
+                "checkpoint": checkpoint,
             }
         )
         return
     click.echo(
         shown(
-            f"roll {roll_id} disputed by {app.actor}; the GM can run "
+            f"roll {roll_id} disputed by {by}; the GM can run "
             f"`diceledger dispute review {session_id} {roll_id}`"
         )
     )

@@ -54,8 +54,17 @@ class DiceledgerGroup(LazyGroup):
     help="Who is acting (env DICELEDGER_USER, else your OS user name).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.option(
+    "--server",
+    envvar="DICELEDGER_SERVER",
+    metavar="URL",
+    help="Be a client of this server: session commands use the token `join` kept "
+    "(env DICELEDGER_SERVER).",
+)
 @click.pass_context
-def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> None:
+def cli(
+    ctx: click.Context, db_url: str | None, actor: str, as_json: bool, server: str | None
+) -> None:
     """Record dice rolls of a tabletop session as a verifiable event log.
 
     The options below (--db, --as, --json) go before the command: `diceledger --as ann
@@ -73,7 +82,14 @@ def cli(ctx: click.Context, db_url: str | None, actor: str, as_json: bool) -> No
     given = ctx.obj if isinstance(ctx.obj, AppContext) else None
     built = given.app() if given else None
     kept_in = given.kept_in if given else None
-    ctx.obj = AppContext(db_url=db_url, actor=actor, json=as_json, _app=built, kept_in=kept_in)
+    origin = None
+    if server:
+        from diceledger.cli.tokens import origin_of
+
+        origin = origin_of(server)
+    ctx.obj = AppContext(
+        db_url=db_url, actor=actor, json=as_json, _app=built, kept_in=kept_in, server=origin
+    )
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ from diceledger.cli.options import ROLL, SESSION
 from diceledger.cli.output import emit_json
 from diceledger.cli.witness import witness
 from diceledger.domain.fingerprint import checkpoint_label, fingerprint_words
+from diceledger.domain.signed_note import VerifierKey
 
 OUTPUT = click.option(
     "-o",
@@ -38,31 +39,39 @@ def checkpoint(app: AppContext, session_id: str, output: str | None) -> None:
     Example:
       diceledger --as ann checkpoint "$S" -o tomb.checkpoint
     """
-    result = app.app().proofs.checkpoint(session_id)
-    witness(app, session_id, result.note)
+    remote = app.remote()
+    if remote is not None:
+        answered = remote.checkpoint(session_id)
+        note, size = str(answered.get("checkpoint")), int(str(answered.get("size")))
+        root = bytes.fromhex(str(answered.get("root")))
+        key = VerifierKey.parse(str(answered.get("verifier_key")))
+    else:
+        result = app.app().proofs.checkpoint(session_id)
+        note, key = result.note, result.verifier_key
+        size, root = result.signed.checkpoint.size, result.signed.checkpoint.root
+    witness(app, session_id, note)
     if output is not None:
-        _write(Path(output), result.note)
-    signed = result.signed.checkpoint
-    label = checkpoint_label(signed.size, signed.root)
+        _write(Path(output), note)
+    label = checkpoint_label(size, root)
     if app.json:
         emit_json(
             {
                 "session_id": session_id,
-                "size": signed.size,
-                "root": signed.root.hex(),
-                "checkpoint": result.note,
-                "verifier_key": str(result.verifier_key),
-                "words": fingerprint_words(signed.root),
+                "size": size,
+                "root": root.hex(),
+                "checkpoint": note,
+                "verifier_key": str(key),
+                "words": fingerprint_words(root),
                 "file": output,
             }
         )
     elif output is not None:
         click.echo(
-            f"checkpoint of {session_id}: {signed.size} events, root {signed.root.hex()}, "
-            f"signed by {result.verifier_key.name}; written to {output}\n{label}"
+            f"checkpoint of {session_id}: {size} events, root {root.hex()}, "
+            f"signed by {key.name}; written to {output}\n{label}"
         )
     else:
-        click.echo(result.note, nl=False)  # the note alone, to keep in a file
+        click.echo(note, nl=False)  # the note alone, to keep in a file
 
 
 @click.command("receipt")
@@ -83,7 +92,7 @@ def receipt(app: AppContext, session_id: str, roll_id: int, output: str | None) 
       diceledger --as ann check "$S" "1d20+5" --target 15
       diceledger --as ann receipt "$S" 1 -o roll-1.receipt.json
     """
-    made = app.app().proofs.receipt(app.actor, session_id, roll_id)
+    made = app.calls().receipt(session_id, roll_id)
     witness(app, session_id, made.checkpoint)
     document = made.to_json()
     if output is not None:

@@ -15,6 +15,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "campaign",
         "Start, show and list campaigns: one group's sessions.",
     ),
+    "join": ("diceledger.cli.join", "join", "Join a server's session by its invite link."),
+    "logout": ("diceledger.cli.join", "logout", "Forget the tokens kept for a server."),
     "roll": ("diceledger.cli.rolls", "roll", "Roll dice: a damage or effect roll."),
     "check": ("diceledger.cli.rolls", "check", "Make a check against a target or a DC."),
     "save": ("diceledger.cli.rolls", "save", "Make a save against an origin's effect."),

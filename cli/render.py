@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import click
 
 from diceledger.cli.output import shown, style, verdict
 from diceledger.domain.dice.render import render_roll
+from diceledger.domain.json import JsonObject
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.views import roll_line
-from diceledger.infra.app.results import HiddenRoll, SeenRoll, SessionView, ShownRoll
+from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
 
 
 def _escaped(sources: tuple[ev.Amount, ...]) -> tuple[ev.Amount, ...]:
@@ -103,6 +105,63 @@ def echo_lines(lines: list[str]) -> None:
         click.echo(line)
 
 
-def members_text(session: SessionView) -> str:
-    """Return the members as 'name (role)' separated by commas."""
-    return ", ".join(f"{shown(m.name)} ({m.role})" for m in session.members)
+_ROUND = re.compile(r"; (?=round [0-9]+: )")
+
+
+def view_text(view: JsonObject) -> str:
+    """Return ``roll_text``'s lines for a roll a server answered with: built from its view.
+
+    The view carries the plain line the server rendered (``line``) and every fact the head
+    and the outcome need, so the text reads as the local one does, without the styling of
+    single dice (and without the reroll scope, which the view does not carry).
+    """
+    roll_id = view.get("roll_id")
+    if view.get("status") == "hidden":
+        return f"#{roll_id}: the GM rolled blind"
+    session_id = shown(str(view.get("session_id")))
+    head = f"#{roll_id} {shown(str(view.get('for')))} {view.get('kind')}"
+    if view.get("label"):
+        head += f" ({shown(str(view['label']))})"
+    if view.get("blind"):
+        head += " [blind]" if view.get("hidden") else " [blind, revealed]"
+    line = shown(str(view.get("line", "")))
+    resolved = view.get("status") == "resolved"
+    todo = (
+        f"`diceledger reroll {session_id} {roll_id} --die N` or "
+        f"`diceledger accept {session_id} {roll_id}`"
+    )
+    contestants = view.get("contestants")
+    if isinstance(contestants, list) and len(contestants) == 2:
+        other = contestants[1]
+        name = shown(str(other.get("name"))) if isinstance(other, dict) else "?"
+        lines = [f"{head} vs {name}:"]
+        rounds = _ROUND.split(line)
+        totals = view.get("round_totals")
+        for number, text in enumerate(rounds, start=1):
+            pair = totals[number - 1] if isinstance(totals, list) else None
+            compared = resolved or number < len(rounds)
+            tied = isinstance(pair, list) and len(pair) == 2 and pair[0] == pair[1]
+            lines.append(f"  {text}{': tie' if compared and tied else ''}")
+        if resolved:
+            count = view.get("rounds")
+            after = f" after {count} rounds" if isinstance(count, int) and count > 1 else ""
+            lines.append(f"  {shown(str(view.get('winner')))} wins{after}")
+        elif view.get("waiting_for") is not None:
+            lines.append(
+                f"  awaiting {shown(str(view['waiting_for']))}'s rerolls: "
+                f"{view.get('rerolls_left')} left; {todo}"
+            )
+        return "\n".join(lines)
+    has_target = view.get("target") is not None
+    if not resolved:
+        if has_target:
+            line = line.rsplit(": ", 1)[0]  # no verdict while the roll is still open (R11)
+        return f"{head}: {line}\n  awaiting rerolls: {view.get('rerolls_left')} left; {todo}"
+    if has_target:
+        success = view.get("success")
+        line = (
+            line.rsplit(": ", 1)[0] + ": " + verdict(success if isinstance(success, bool) else None)
+        )
+    if view.get("voided"):
+        line += "  (void)"
+    return f"{head}: {line}"

@@ -63,9 +63,7 @@ def replay(
       diceledger --as ann replay "$S"
       diceledger --as ann replay "$S" --until-position 3 --json
     """
-    from diceledger.infra.app.results import Moment
-
-    replayed = app.app().replay(app.actor, session_id, Moment(until_position, at))
+    replayed = app.calls().replay(session_id, until_position, at)
     for line in replayed.lines:
         if app.json:
             click.echo(json.dumps(line.as_json(), ensure_ascii=False))

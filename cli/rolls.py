@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from diceledger.cli.calls import Rolled
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import (
     AMOUNT,
@@ -21,12 +22,12 @@ from diceledger.cli.options import (
     whole_number,
 )
 from diceledger.cli.output import emit_json, shown
-from diceledger.cli.render import roll_text
+from diceledger.cli.remote_calls import RemoteRoll
+from diceledger.cli.render import roll_text, view_text
 from diceledger.cli.witness import witness
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
-from diceledger.infra.app.results import RollResult
 
 EXPR = click.argument("expression", metavar="EXPR")
 # A roll or check may instead be one the roller's character saved (``--saved NAME``).
@@ -39,10 +40,12 @@ SAVED = click.option(
 PLAIN_ROLL = CheckOptions()  # a plain roll has no check die to give advantage to
 
 
-def _show(app: AppContext, result: RollResult) -> None:
+def _show(app: AppContext, result: Rolled) -> None:
     witness(app, result.session_id, result.checkpoint)
     if app.json:
         emit_json({**result.view, "checkpoint": result.checkpoint})
+    elif isinstance(result, RemoteRoll):
+        click.echo(view_text(result.view))
     else:
         click.echo(roll_text(result.roll))
 
@@ -126,7 +129,7 @@ def _request(
         replaces=options.replaces,
         saved=saved,
     )
-    _show(app, app.app().request_roll(app.actor, session_id, command))
+    _show(app, app.calls().request_roll(session_id, command))
 
 
 @click.command("roll")
@@ -339,7 +342,7 @@ def opposed(
         salt=salt,
         faces=faces,
     )
-    _show(app, app.app().request_roll(app.actor, session_id, command))
+    _show(app, app.calls().request_roll(session_id, command))
 
 
 @click.command("reroll")
@@ -379,7 +382,7 @@ def reroll(
       diceledger --as bob roll "$S" "3d6" --kind damage --reroll 2
       diceledger --as bob reroll "$S" 1 --die 0 --die 2
     """
-    _show(app, app.app().reroll(app.actor, session_id, cmd.Reroll(roll_id, dice, faces)))
+    _show(app, app.calls().reroll(session_id, cmd.Reroll(roll_id, dice, faces)))
 
 
 @click.command("accept")
@@ -402,7 +405,7 @@ def accept(app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...
       diceledger --as bob check "$S" "1d20+1" --target 12 --reroll 1
       diceledger --as bob accept "$S" 1
     """
-    _show(app, app.app().accept(app.actor, session_id, roll_id, faces))
+    _show(app, app.calls().accept(session_id, roll_id, faces))
 
 
 @click.command("reveal")
@@ -418,7 +421,7 @@ def reveal(app: AppContext, session_id: str, roll_id: int) -> None:
       diceledger --as gm roll "$S" "1d20+2" --blind --for ghoul --label perception
       diceledger --as gm reveal "$S" 1
     """
-    _show(app, app.app().reveal_roll(app.actor, session_id, roll_id))
+    _show(app, app.calls().reveal_roll(session_id, roll_id))
 
 
 @click.group("seed")

@@ -9,9 +9,10 @@ import click
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import SESSION, WholeNumber
 from diceledger.cli.output import counted, emit_json, local_time, shown
-from diceledger.cli.render import members_text, roll_text
+from diceledger.cli.render import roll_text, view_text
 from diceledger.cli.witness import witness
 from diceledger.domain.hashchain import format_timestamp
+from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import commands as cmd
 
 
@@ -106,10 +107,14 @@ def list_sessions(app: AppContext) -> None:
     """
     from diceledger.cli.projections import catching_up
 
-    application = app.app()
-    pending = application.pending_directory_events()
-    with catching_up(pending, "session directory", app.json) as progress:
-        rows = [asdict(entry) for entry in application.sessions(progress)]
+    remote = app.remote()
+    if remote is not None:
+        rows = [asdict(entry) for entry in remote.sessions()]  # those you hold a token for
+    else:
+        application = app.app()
+        pending = application.pending_directory_events()
+        with catching_up(pending, "session directory", app.json) as progress:
+            rows = [asdict(entry) for entry in application.sessions(progress)]
     if app.json:
         emit_json(rows)
         return
@@ -136,18 +141,35 @@ def show(app: AppContext, session_id: str) -> None:
     Example:
       diceledger --as ann session show "$S"
     """
-    session = app.app().session(app.actor, session_id)
+    remote = app.remote()
+    if remote is not None:
+        view = remote.session(session_id)
+        rolls = [view_text(r) for r in _list(view, "rolls") if isinstance(r, dict)]
+    else:
+        session = app.app().session(app.actor, session_id)
+        view, rolls = session.view, [roll_text(roll) for roll in session.rolls]
     if app.json:
-        emit_json(session.view)
+        emit_json(view)
         return
-    status = "ended" if session.ended else "open"
-    click.echo(shown(f"{session.session_id} '{session.title}' ({status}); GM {session.gm}"))
-    click.echo(f"members: {members_text(session)}")
-    for epoch in session.epochs:
-        seed = f"seed {epoch.seed}" if epoch.seed else "seed not revealed"
-        click.echo(shown(f"epoch {epoch.number}: commitment {epoch.commitment[:16]}..., {seed}"))
-    for roll in session.rolls:
-        click.echo(roll_text(roll))
+    # The head lines read the view, the one shape a local store and a server both give.
+    status = "ended" if view.get("ended") else "open"
+    head = f"{view.get('session_id')} '{view.get('title')}' ({status}); GM {view.get('gm')}"
+    click.echo(shown(head))
+    members = [m for m in _list(view, "members") if isinstance(m, dict)]
+    named = ", ".join(f"{shown(str(m.get('name')))} ({m.get('role')})" for m in members)
+    click.echo(f"members: {named}")
+    for epoch in _list(view, "epochs"):
+        if isinstance(epoch, dict):
+            seed = f"seed {epoch['seed']}" if epoch.get("seed") else "seed not revealed"
+            commitment = str(epoch.get("commitment"))[:16]
+            click.echo(shown(f"epoch {epoch.get('epoch')}: commitment {commitment}..., {seed}"))
+    for line in rolls:
+        click.echo(line)
+
+
+def _list(view: JsonObject, key: str) -> list[JsonValue]:
+    value = view.get(key)
+    return value if isinstance(value, list) else []
 
 
 @session.command("end")

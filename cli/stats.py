@@ -64,6 +64,14 @@ def stats(
     """
     if session_id is not None and campaign_id is not None:
         raise click.UsageError("--session and --campaign cannot be used together")
+    remote = app.remote()
+    if remote is not None:
+        if session_id is None or campaign_id is not None:
+            raise click.UsageError("with --server, stats is of one session: give --session")
+        given = remote.statistics(session_id, player)
+        format_ = "json" if app.json else format_
+        _write(render(list(given.reports), format_, given.viewer), output, len(given.reports))
+        return
     application = app.app()
     pending = application.pending_statistics_events()
     if app.json:
@@ -80,12 +88,16 @@ def stats(
         text = json.dumps(document, ensure_ascii=False) + "\n"
     else:
         text = render(reports, format_, app.actor, where)
+    _write(text, output, len(reports))
+
+
+def _write(text: str, output: str | None, reports: int) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
     with open(output, "w", encoding="utf-8", newline="") as file:
         file.write(text)
-    click.echo(shown(f"wrote {len(reports)} player reports to {output}"), err=True)
+    click.echo(shown(f"wrote {reports} player reports to {output}"), err=True)
 
 
 def render(

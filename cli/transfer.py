@@ -36,7 +36,7 @@ def export(app: AppContext, session_id: str, output: str) -> None:
     Example:
       diceledger --as gm export "$S" -o tomb.jsonl
     """
-    exported = app.app().export_file(app.actor, session_id, Path(output))
+    exported = app.calls().export_file(session_id, Path(output))
     count = exported.events
     if not exported.ended:
         # Its seed stays in this store's vault: a copy imported elsewhere can be verified

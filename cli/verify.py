@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -104,8 +105,21 @@ def verify(
         return
     claims = tuple(kept_claim(name, _text(Path(name))) for name in kept_files)
     reader = app.keeper().reader(trusted, claims)
+    remote = app.remote()
     if path is not None:
         verdict = verify_export(path, proof_file, reader, _progress)
+    elif remote is not None:
+        assert session_id is not None
+        # A client checks the server's log itself: the export, against the checkpoints
+        # kept here and the one the server signed for exactly those events.
+        with tempfile.TemporaryDirectory(prefix="diceledger-verify-") as folder:
+            exported = remote.export_file(session_id, Path(folder) / "session.jsonl")
+            verdict = verify_export(
+                Path(folder) / "session.jsonl", exported.proof, reader, _progress
+            )
+        latest = remote.checkpoint(session_id).get("checkpoint")
+        if verdict.ok and isinstance(latest, str):
+            witness(app, session_id, latest)
     else:
         assert session_id is not None
         application = app.app()

@@ -22,7 +22,13 @@ def witness(app: AppContext, session_id: str, note: str | None) -> bool:
     if note is None:
         return True
     try:
-        app.keeper().witness(app.app(), session_id, note)
+        remote = app.remote()
+        if remote is None:
+            app.keeper().witness(app.app(), session_id, note)
+        else:
+            app.keeper().witness_given(
+                note, remote.keys(), lambda old, new: remote.consistency(session_id, old, new)
+            )
     except VerificationError as error:
         warn(str(error))
         warn("the checkpoint kept before stays as it was: keep it as evidence")

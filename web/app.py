@@ -37,6 +37,7 @@ from diceledger.web.routes import (
     devices,
     disputes,
     events,
+    joining,
     members,
     pages,
     proofs,
@@ -73,6 +74,7 @@ def build_app(services: WebServices) -> FastAPI:
     app.openapi = with_problem_schema(app)  # type: ignore[method-assign]
     api = (
         sessions,
+        joining,
         rolls,
         disputes,
         reads,

@@ -46,6 +46,7 @@ class OpenedSession(Shape):
 class Joined(Shape):
     """A player who joined; their token is shown this once."""
 
+    session_id: str = Field(description="The session joined")
     player_token: str = Field(description="The player's bearer token (shown once)")
     name: str = Field(max_length=TEXT)
     role: str = Field(json_schema_extra=ROLES)

@@ -6,8 +6,9 @@ import csv
 import io
 from collections.abc import Iterable, Iterator
 
-from diceledger.domain.json import JsonObject
-from diceledger.domain.projections.report import PlayerReport, Value
+from diceledger.domain.errors import MalformedError
+from diceledger.domain.json import JsonObject, JsonValue
+from diceledger.domain.projections.report import DieReport, PlayerReport, Value
 
 COLUMNS = ("session_id", "player", "group", "die", "face", "metric", "value")
 
@@ -43,6 +44,33 @@ def report_json(report: PlayerReport) -> JsonObject:
             for die in report.dice
         },
     }
+
+
+def report_from_json(document: JsonObject) -> PlayerReport:
+    """Return the report ``report_json`` made ``document`` from (a server's answer, read)."""
+    groups: dict[str, dict[str, Value]] = {}
+    dice: list[DieReport] = []
+    for name, figures in document.items():
+        if name == "dice" and isinstance(figures, dict):
+            for size, die in sorted(figures.items(), key=lambda item: int(item[0][1:])):
+                if not isinstance(die, dict) or not isinstance(die.get("faces"), dict):
+                    raise MalformedError(f"die {size} of a report is not one")
+                faces = die["faces"]
+                assert isinstance(faces, dict)
+                counts = tuple(int(str(faces[str(n)])) for n in range(1, len(faces) + 1))
+                rest = {k: _value(v) for k, v in die.items() if k != "faces"}
+                dice.append(DieReport(int(size[1:]), counts, rest))
+        elif isinstance(figures, dict):
+            groups[name] = {k: _value(v) for k, v in figures.items()}
+    return PlayerReport(
+        str(document.get("session_id")), str(document.get("player")), groups, tuple(dice)
+    )
+
+
+def _value(value: JsonValue) -> Value:
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    raise MalformedError(f"a statistics figure is a number or null, not {value!r}")
 
 
 def tidy_csv(reports: Iterable[PlayerReport]) -> str:

@@ -232,6 +232,17 @@ class AccessStore:
             name: str | None = connection.execute(query).scalar()
         return name
 
+    def code_session(self, code_hash: str, now: datetime) -> str | None:
+        """Return the session of an unexpired invite, redeemed or not, or None."""
+        query = (
+            sa.select(invites.c.session_id)
+            .where(invites.c.code_hash == code_hash)
+            .where(invites.c.expires_at > now)
+        )
+        with translate_errors(self._engine.url), self._engine.connect() as connection:
+            session_id: str | None = connection.execute(query).scalar()
+        return session_id
+
     def invite_session(self, code_hash: str, now: datetime) -> InviteRecord | None:
         """Return the session and maker of an unexpired, unredeemed invite, or None."""
         query = (

@@ -182,6 +182,20 @@ class AccessService:
             raise PermissionDeniedError(UNUSABLE_CODE)
         return found.session_id
 
+    def joining_session(self, code: str, retry_key: str | None) -> str:
+        """Return the session an invite joins: a live one's, or, for a request that carries
+        a retry key, the session of the unexpired invite it may already have redeemed (its
+        answer lost on the way); ``join`` then decides whether that retry is the same one.
+        """
+        found = self._live_code(code, INVITE_PREFIX)
+        if found is not None:
+            return found.session_id
+        if retry_key is not None and looks_like(code, INVITE_PREFIX):
+            session_id = self._store.code_session(secret_hash(code), self._clock())
+            if session_id is not None:
+                return session_id
+        raise PermissionDeniedError(UNUSABLE_CODE)
+
     def sign_in_session(self, code: str) -> str:
         """Return the session a live sign-in code signs in to, or refuse the code."""
         found = self._live_code(code, SIGN_IN_PREFIX)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from diceledger.domain.audit import Claim
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.infra.app.verification import Reader
-from diceledger.infra.keeper import CheckpointKeeper, Observation
+from diceledger.infra.keeper import CheckpointKeeper, Observation, Prove
 
 if TYPE_CHECKING:
     from diceledger.infra.app.application import Application
@@ -35,6 +35,15 @@ class KeptCheckpoints:
             lambda old, new: proofs.consistency(session_id, old, new).proof,
             proofs.retired(),
         )
+
+    def witness_given(self, note: str, trusted: Sequence[VerifierKey], prove: Prove) -> Observation:
+        """Check and keep ``note`` as ``witness`` does, with a server's keys and proofs.
+
+        A client of a server has no store of its own: the server names its keys and proves
+        each extension; the keys pinned here when the first checkpoint was kept, and the
+        kept checkpoints themselves, are what a server that forked or shrank cannot pass.
+        """
+        return self._keeper.observe(note, trusted, prove)
 
     def reader(self, given: Sequence[VerifierKey], claims: Sequence[Claim] = ()) -> Reader:
         """Return a verify's reader: the keys and checkpoints given, and the ones kept here."""

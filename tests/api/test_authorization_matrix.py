@@ -152,6 +152,9 @@ PREPARE: dict[tuple[str, str], Prepare] = {
     ("POST", SESSION + "/join"): lambda s, c: Call(
         body={"invite_code": s.invite(), "name": f"joiner-{s.number()}"}
     ),
+    ("POST", "/api/v1/join"): lambda s, c: Call(
+        body={"invite_code": s.invite(), "name": f"joiner-{s.number()}"}
+    ),
     ("POST", SESSION + "/members/{name}/co-gm"): _new_name,
     ("POST", SESSION + "/members/{name}/revoke"): _new_name,
     ("POST", SESSION + "/members/{name}/sign-in-codes"): lambda s, c: Call({"name": "ann"}),

@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,8 @@ import click
 import pytest
 
 from diceledger.cli.main import cli
+from tests.api.served import running_server
+from tests.cli.remote_support import Table
 from tests.discord.fake_api import fake_discord_api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,10 +243,18 @@ def test_the_examples_of_a_command_run_as_written(
     home = set_up_home.copy(tmp_path / "home")
     session = (home.folder / "home" / "session-id").read_text().strip()
     prefix = [f"S={session}"]
-    with fake_discord_api() as discord:
+    with fake_discord_api() as discord, ExitStack() as stack:
         # `discord register` talks to Discord: here to a fake of its API, on this machine.
         discord.answer = [{"id": "1", "name": "dl"}]
         home.env["DICELEDGER_DISCORD_API_URL"] = discord.url
+        if path == "diceledger join":
+            # `join` takes the invite link a GM shared: here one of a real server's sessions.
+            served = tmp_path / "served"
+            served.mkdir()
+            server = stack.enter_context(
+                running_server(f"sqlite:///{served / 'table.sqlite'}", served)
+            )
+            prefix.append(f"INVITE={Table.open(server.base_url).invite_link()}")
         run_lines(home, prefix, help_examples(command))
 
 

@@ -46,6 +46,8 @@ TEMPLATES = [
     "session end {v}",
     "session end {s} --dispute-days {v}",
     "session list",
+    "join {v}",  # no value is an http(s) link: each is refused before any request
+    "logout {v}",
     "session start x --campaign {v}",
     "campaign start {v}",
     "campaign show {v}",

@@ -78,6 +78,7 @@ def join(session_id: str, body: JoinRequest, request: Request, web: Services) ->
     joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
     return typed(
         Joined(
+            session_id=session_id,
             player_token=joined.token,
             name=joined.name,
             role=joined.role,
