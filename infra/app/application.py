@@ -153,10 +153,15 @@ class Application:
     # -- commands ---------------------------------------------------------------------------
 
     def start_session(
-        self, actor: str, title: str, manual_dice_allowed: bool = True
+        self,
+        actor: str,
+        title: str,
+        manual_dice_allowed: bool = True,
+        carried: tuple[cmd.CarriedCommand, ...] = (),
     ) -> SessionStartedResult:
-        """Start a session whose GM is ``actor``, committed to a fresh seed."""
-        outcome = self._sessions.start(title, actor, manual_dice_allowed)
+        """Start a session whose GM is ``actor``, committed to a fresh seed; ``carried``
+        are the sheets it starts with (a campaign's characters)."""
+        outcome = self._sessions.start(title, actor, manual_dice_allowed, carried)
         state = outcome.state
         return SessionStartedResult(
             outcome.session_id,

@@ -20,6 +20,7 @@ from diceledger.domain.errors import NotFoundError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.projections.tidy import reports_json
+from diceledger.domain.session.commands import CarriedCommand
 from diceledger.infra.app.results import LuckResult, SessionStartedResult
 from diceledger.infra.campaigns.store import CampaignStore
 from diceledger.infra.sessions import session_id_for
@@ -120,11 +121,16 @@ class Campaigns:
         manual_dice_allowed: bool = True,
         via: str | None = None,
     ) -> SessionStartedResult:
-        """Start a session in the campaign, ``actor`` its GM, in one transaction."""
+        """Start a session in the campaign, ``actor`` its GM, in one transaction.
+
+        It starts with the characters of the campaign's last session as they stand (as
+        they were at its end, once it has ended), recorded in its own log.
+        """
         campaign = self._reachable(campaign_id, via)
         may_add_session(campaign, actor, self._roles(campaign), via)
         with self._store.transaction():
-            started = self._app.start_session(actor, title, manual_dice_allowed)
+            carried = self._carried(campaign)
+            started = self._app.start_session(actor, title, manual_dice_allowed, carried)
             self._store.add_session(campaign_id, started.session_id, actor, self._clock())
         return started
 
@@ -183,6 +189,11 @@ class Campaigns:
             for sid in campaign.sessions
         )
         return CampaignView(campaign.campaign_id, campaign.title, campaign.started_by, sessions)
+
+    def _carried(self, campaign: Campaign) -> tuple[CarriedCommand, ...]:
+        if not campaign.sessions:
+            return ()
+        return self._app.characters(campaign.sessions[-1]).carried()
 
     def _roles(self, campaign: Campaign) -> dict[str, dict[str, str]]:
         return {sid: self._app.members(sid) for sid in campaign.sessions}

@@ -1,0 +1,120 @@
+"""Characters carried from one session of a campaign to the next, each session proving itself.
+
+The dice are typed in. The second session's own log holds the sheets it starts from, as
+the first session left them, and verifies alone: its rolls read the carried values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.errors import NotAMemberError, NotFoundError
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
+from diceledger.domain.session.context import Context
+from diceledger.domain.session.decide import decide
+from diceledger.domain.session.state import SessionState, replay
+from diceledger.infra.app.application import Application
+from diceledger.infra.bootstrap import bootstrap
+
+
+@pytest.fixture
+def app(sql_url: str, tmp_path: Path) -> Iterator[Application]:
+    built = bootstrap(sql_url, signing_key=tmp_path / "signing.key")
+    yield built
+    built.close()
+
+
+def first_evening(app: Application) -> tuple[str, str]:
+    """gm and ann; ann's Thalia (STR +3, then +4), the NPC Goblin, a retired Old Hob."""
+    campaign = app.campaigns.start("gm", "Ashen Crown").campaign_id
+    one = app.campaigns.start_session("gm", campaign, "Evening one").session_id
+    app.join("ann", one, cmd.JoinSession("ann"))
+    sheet: list[tuple[str, cmd.SheetCommand]] = [
+        ("ann", cmd.CreateCharacter("Thalia", "ann")),
+        ("ann", cmd.SetAttribute("Thalia", "STR", 3, "Strength")),
+        ("ann", cmd.SetQuality("Thalia", "Athletics", 2)),
+        ("ann", cmd.SaveRoll("Thalia", "Longsword", RollKind.CHECK, "1d20+@STR")),
+        ("gm", cmd.CreateCharacter("Goblin", None)),
+        ("gm", cmd.SetAttribute("Goblin", "DEX", 2)),
+        ("gm", cmd.CreateCharacter("Old Hob", None)),
+        ("gm", cmd.RetireCharacter("Old Hob")),
+    ]
+    for actor, command in sheet:
+        app.change_sheet(actor, one, command)
+    app.request_roll("ann", one, cmd.RequestRoll(RollKind.EFFECT, "1d20+@STR", faces=(10,)))
+    # Changed during the first evening: the later value is the one carried.
+    app.change_sheet("gm", one, cmd.SetAttribute("Thalia", "STR", 4, "Strength"))
+    app.end_session("gm", one)
+    return campaign, one
+
+
+def test_the_next_session_starts_with_the_sheets_as_the_last_one_ended(app: Application) -> None:
+    campaign, _ = first_evening(app)
+    two = app.campaigns.start_session("gm", campaign, "Evening two")
+    sheets = app.characters(two.session_id)
+    thalia = sheets.find("Thalia")
+    assert thalia is not None and thalia.owner == "ann" and not thalia.retired
+    assert [(a.name, a.value, a.label) for a in thalia.attributes] == [("STR", 4, "Strength")]
+    assert [(q.name, q.value) for q in thalia.qualities] == [("Athletics", 2)]
+    assert [(s.name, s.expression) for s in thalia.saved] == [("Longsword", "1d20+@STR")]
+    goblin = sheets.find("Goblin")
+    assert goblin is not None and goblin.owner is None
+    assert [(a.name, a.value) for a in goblin.attributes] == [("DEX", 2)]
+    assert sheets.find("Old Hob") is None  # a retired character stays behind
+    # The start and the sheets are one append by the starting GM, in the session's own log.
+    assert {r.meta["actor"] for r in two.appended} == {"gm"}
+    assert [r.event_type for r in two.appended] == [
+        "SessionStarted",
+        "PlayerJoined",
+        "SeedCommitted",
+        "CharacterCreated",
+        "AttributeSet",
+        "QualitySet",
+        "RollSaved",
+        "CharacterCreated",
+        "AttributeSet",
+    ]
+
+
+def test_a_carried_character_is_played_once_its_owner_joins(app: Application) -> None:
+    campaign, _ = first_evening(app)
+    two = app.campaigns.start_session("gm", campaign, "Evening two").session_id
+    refused = cmd.RequestRoll(RollKind.EFFECT, "1d20+@STR", faces=(5,))
+    with pytest.raises(NotAMemberError):  # ann has not joined yet
+        app.request_roll("ann", two, refused)
+    app.join("ann", two, cmd.JoinSession("ann"))
+    rolled = app.request_roll(
+        "ann", two, cmd.RequestRoll(RollKind.CHECK, "1d20+@STR", target=Target(15), faces=(11,))
+    )
+    assert rolled.view["total"] == 15  # 11 + STR 4, carried from the first evening
+    app.end_session("gm", two)
+    # The second session verifies alone: its log holds every value its rolls read.
+    assert app.verify_session(two).ok
+
+
+def test_a_session_started_with_carried_sheets_verifies_before_anyone_joins(
+    app: Application,
+) -> None:
+    campaign, one = first_evening(app)
+    two = app.campaigns.start_session("gm", campaign, "Evening two").session_id
+    assert app.verify_session(two).ok
+    assert app.verify_session(one).ok
+
+
+def test_only_a_starting_gm_carries_a_character_to_someone_who_has_not_joined() -> None:
+    start = cmd.StartSession("s2", "Evening two", "c" * 64)
+    carried = cmd.StartSession(
+        "s2", "Evening two", "c" * 64, carried=(cmd.CreateCharacter("Thalia", "ann"),)
+    )
+    events = decide(SessionState(), carried, Context("gm"))
+    created = events[-1]
+    assert isinstance(created, ev.CharacterCreated) and created.owner == "ann"
+    # Outside a start, the same command for a name not in the session is refused.
+    state = replay(enumerate(decide(SessionState(), start, Context("gm")), start=1))
+    with pytest.raises(NotFoundError, match="ann is not in session 's2'"):
+        decide(state, cmd.CreateCharacter("Thalia", "ann"), Context("gm"))
