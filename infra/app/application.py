@@ -425,6 +425,15 @@ class Application:
             raise unknown_session(session_id or "")
         return StatisticsResult(viewer, tuple(player_reports(counters, session_id, player)))
 
+    def character_statistics(self, viewer: str, within: Collection[str]) -> StatisticsResult:
+        """Return per-character statistics of those sessions as ``viewer`` may see them:
+        each session's reports, then each character's summed over them (``ALL``)."""
+        from diceledger.domain.projections.report import player_reports
+        from diceledger.infra.projections.queries import character_counters
+
+        counters = character_counters(self._store, viewer, within)
+        return StatisticsResult(viewer, tuple(player_reports(counters)))
+
     def pending_statistics_events(self) -> int:
         """Return how many events the statistics projection has yet to fold."""
         from diceledger.infra.projections.wiring import statistics_projection

@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from diceledger.domain.projections.tidy import COLUMNS
+from diceledger.domain.projections.tidy import CAMPAIGN_COLUMNS
 from tests.cli.conftest import Ledger
 
 
@@ -54,7 +54,7 @@ def test_stats_campaign_csv_reads_as_a_table_and_sums_the_evenings(
     campaign_id, one, two = campaign
     out = ledger.ok("ann", "stats", "--campaign", campaign_id, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert tuple(rows[0]) == COLUMNS
+    assert tuple(rows[0]) == CAMPAIGN_COLUMNS  # a session's columns, and the character
     made = {
         r["session_id"]: int(r["value"])
         for r in rows

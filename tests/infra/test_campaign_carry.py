@@ -6,6 +6,7 @@ the first session left them, and verifies alone: its rolls read the carried valu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import NotAMemberError, NotFoundError
+from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
@@ -118,3 +120,87 @@ def test_only_a_starting_gm_carries_a_character_to_someone_who_has_not_joined() 
     state = replay(enumerate(decide(SessionState(), start, Context("gm")), start=1))
     with pytest.raises(NotFoundError, match="ann is not in session 's2'"):
         decide(state, cmd.CreateCharacter("Thalia", "ann"), Context("gm"))
+
+
+def sheet_check(
+    expression: str, face: int, target: int, for_: str | None = None, blind: bool = False
+) -> cmd.RequestRoll:
+    return cmd.RequestRoll(
+        RollKind.CHECK,
+        expression,
+        target=Target(target),
+        faces=(face,),
+        on_behalf_of=for_,
+        blind=blind,
+    )
+
+
+def figures(reports: tuple[PlayerReport, ...], session: str, name: str) -> dict[str, float]:
+    found = {(r.session_id, r.player): r for r in reports}[(session, name)].groups
+    return {
+        "made": found["outcomes"]["made"] or 0,
+        "won": found["outcomes"]["won"] or 0,
+        "expected": found["luck"]["expected"] or 0,
+        "sd": found["luck"]["sd"] or 0,
+        "hidden": found["excluded"]["hidden"] or 0,
+    }
+
+
+def test_luck_per_character_is_summed_over_the_campaign_worked_by_hand(app: Application) -> None:
+    campaign = app.campaigns.start("gm", "Ashen Crown").campaign_id
+    one = app.campaigns.start_session("gm", campaign, "Evening one").session_id
+    app.join("ann", one, cmd.JoinSession("ann"))
+    sheet: list[tuple[str, cmd.SheetCommand]] = [
+        ("ann", cmd.CreateCharacter("Thalia", "ann")),
+        ("ann", cmd.SetAttribute("Thalia", "STR", 3)),
+        ("gm", cmd.CreateCharacter("Goblin", None)),
+        ("gm", cmd.SetAttribute("Goblin", "DEX", 2)),
+    ]
+    for actor, command in sheet:
+        app.change_sheet(actor, one, command)
+    # Thalia: 15+3 vs 11 won, p = P(d20 >= 8) = 13/20; read from her sheet.
+    app.request_roll("ann", one, sheet_check("1d20+@STR", 15, 11))
+    # Thalia again, no reference: ann plays her. 2+1 vs 11 lost, p = P(d20 >= 10) = 11/20.
+    app.request_roll("ann", one, sheet_check("1d20+1", 2, 11))
+    # The Goblin, rolled by the GM: 5+2 vs 10 lost, p = 13/20.
+    app.request_roll("gm", one, sheet_check("1d20+@DEX", 5, 10, for_="Goblin"))
+    app.change_sheet("gm", one, cmd.SetAttribute("Thalia", "STR", 4))
+    app.end_session("gm", one)
+    two = app.campaigns.start_session("gm", campaign, "Evening two").session_id
+    app.join("ann", two, cmd.JoinSession("ann"))
+    # Thalia with the carried STR 4: 19+4 vs 16 won, p = P(d20 >= 12) = 9/20.
+    app.request_roll("ann", two, sheet_check("1d20+@STR", 19, 16))
+    # A blind Goblin roll: the GM counts it (18+2 vs 10 won, p = 13/20); ann only as hidden.
+    app.request_roll("gm", two, sheet_check("1d20+@DEX", 18, 10, for_="Goblin", blind=True))
+
+    seen = app.campaigns.statistics("ann", campaign)
+    assert [(r.session_id, r.player) for r in seen.characters] == [
+        (one, "Goblin"),
+        (one, "Thalia"),
+        (two, "Goblin"),
+        (two, "Thalia"),
+        ("ALL", "Goblin"),
+        ("ALL", "Thalia"),
+    ]
+    thalia = {s: figures(seen.characters, s, "Thalia") for s in (one, two, "ALL")}
+    assert (thalia[one]["made"], thalia[one]["won"]) == (2, 1)
+    assert thalia[one]["expected"] == pytest.approx(13 / 20 + 11 / 20)
+    assert thalia[two]["expected"] == pytest.approx(9 / 20)
+    # Summed, not averaged: the odds and the variances add up over the evenings.
+    assert (thalia["ALL"]["made"], thalia["ALL"]["won"]) == (3, 2)
+    assert thalia["ALL"]["expected"] == pytest.approx(33 / 20)
+    variance = (13 / 20) * (7 / 20) + (11 / 20) * (9 / 20) + (9 / 20) * (11 / 20)
+    assert thalia["ALL"]["sd"] == pytest.approx(math.sqrt(variance), abs=1e-6)
+    assert thalia["ALL"]["sd"] ** 2 == pytest.approx(
+        thalia[one]["sd"] ** 2 + thalia[two]["sd"] ** 2, abs=1e-5
+    )
+    # What each viewer may see: ann does not see the blind Goblin roll; a GM of it does.
+    assert figures(seen.characters, "ALL", "Goblin") == pytest.approx(
+        {"made": 1, "won": 0, "expected": 13 / 20, "sd": math.sqrt(0.2275), "hidden": 1}
+    )
+    by_gm = figures(app.campaigns.statistics("gm", campaign).characters, "ALL", "Goblin")
+    assert (by_gm["made"], by_gm["won"], by_gm["hidden"]) == (2, 1, 0)
+    assert by_gm["expected"] == pytest.approx(26 / 20)
+    # ann played only Thalia: her player figures are Thalia's.
+    ann = figures(seen.totals, "ALL", "ann")
+    assert ann == pytest.approx(thalia["ALL"])
