@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import NotAMemberError, NotFoundError
@@ -204,3 +206,48 @@ def test_luck_per_character_is_summed_over_the_campaign_worked_by_hand(app: Appl
     # ann played only Thalia: her player figures are Thalia's.
     ann = figures(seen.totals, "ALL", "ann")
     assert ann == pytest.approx(thalia["ALL"])
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    evenings=st.lists(
+        st.tuples(
+            st.integers(-3, 5),
+            st.lists(st.tuples(st.integers(1, 19), st.integers(2, 21)), max_size=3),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_a_characters_campaign_figures_are_the_sums_of_its_evenings(
+    app: Application, evenings: list[tuple[int, list[tuple[int, int]]]]
+) -> None:
+    campaign = app.campaigns.start("gm", "Summed").campaign_id
+    for number, (strength, rolls) in enumerate(evenings):
+        sid = app.campaigns.start_session("gm", campaign, f"Evening {number}").session_id
+        app.join("ann", sid, cmd.JoinSession("ann"))
+        if number == 0:  # created once; every later evening carries it
+            app.change_sheet("ann", sid, cmd.CreateCharacter("Thalia", "ann"))
+        app.change_sheet("gm", sid, cmd.SetAttribute("Thalia", "STR", strength))
+        for face, target in rolls:
+            app.request_roll("ann", sid, sheet_check("1d20+@STR", face, target))
+    stats = app.campaigns.statistics("ann", campaign)
+    each = [r for r in stats.characters if r.session_id != "ALL"]
+    # ann plays only Thalia, and every roll read her sheet: the same figures, evening by
+    # evening and over the campaign, as ann's own.
+    assert [(r.session_id, r.groups, r.dice) for r in each] == [
+        (r.session_id, r.groups, r.dice) for r in stats.per_session
+    ]
+    if not each:
+        assert stats.characters == ()
+        return
+    total = figures(stats.characters, "ALL", "Thalia")
+    for metric in ("made", "won", "expected"):
+        summed = sum(figures(stats.characters, r.session_id, "Thalia")[metric] for r in each)
+        assert total[metric] == pytest.approx(summed, abs=1e-5)
+    variances = sum(figures(stats.characters, r.session_id, "Thalia")["sd"] ** 2 for r in each)
+    assert total["sd"] ** 2 == pytest.approx(variances, abs=1e-5)
