@@ -114,7 +114,7 @@ def test_an_empty_campaign_title_is_refused(ledger: Ledger) -> None:
     assert ledger.ok("gm", "campaign", "list").startswith("no campaigns yet")
 
 
-def test_a_character_is_carried_to_the_next_evening_and_has_its_own_campaign_luck(
+def test_r4_a_character_is_carried_to_the_next_evening_and_has_its_own_campaign_luck(
     ledger: Ledger,
 ) -> None:
     campaign_id = ledger.ok("gm", "campaign", "start", "Ashen Crown").strip()

@@ -85,7 +85,7 @@ def test_the_next_session_starts_with_the_sheets_as_the_last_one_ended(app: Appl
     ]
 
 
-def test_a_carried_character_is_played_once_its_owner_joins(app: Application) -> None:
+def test_r4_a_carried_characters_mod_is_read_once_its_owner_joins(app: Application) -> None:
     campaign, _ = first_evening(app)
     two = app.campaigns.start_session("gm", campaign, "Evening two").session_id
     refused = cmd.RequestRoll(RollKind.EFFECT, "1d20+@STR", faces=(5,))
