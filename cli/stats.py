@@ -54,7 +54,7 @@ def stats(
     With --campaign, the sessions of the campaign you are a member of (as --as), each
     as you may see it there: one report per session and player, in the order the
     sessions were added (luck over time), then each player's over the whole campaign
-    (session "ALL"), summed from the same counters.
+    (session "ALL"), summed from the same counters; then the same per character.
 
     \b
     Examples:
@@ -86,8 +86,14 @@ def stats(
     where = "the whole campaign" if campaign_id is not None else "all sessions"
     if format_ == "json" and document is not None:
         text = json.dumps(document, ensure_ascii=False) + "\n"
+    elif campaign_id is not None and format_ == "csv":
+        text = found.csv
     else:
         text = render(reports, format_, app.actor, where)
+        if campaign_id is not None and found.characters:
+            text += "per character:\n" + "".join(
+                table_text(report, where, "character ") for report in found.characters
+            )
     _write(text, output, len(reports))
 
 
@@ -113,14 +119,14 @@ def render(
     return "".join(table_text(report, where) for report in reports)
 
 
-def table_text(report: PlayerReport, across: str = "all sessions") -> str:
-    """Return a few human lines for one report."""
+def table_text(report: PlayerReport, across: str = "all sessions", whose: str = "") -> str:
+    """Return a few human lines for one report (``whose``: "character " for a character's)."""
     g: dict[str, dict[str, Any]] = report.groups
     where = across if report.session_id == ACROSS_SESSIONS else report.session_id
     rolls, outcomes, luck = g["rolls"], g["outcomes"], g["luck"]
     kinds = ", ".join(f"{k} {v}" for k, v in rolls.items() if k != "total" and v)
     lines = [
-        shown(f"{report.player} in {where}"),
+        shown(f"{whose}{report.player} in {where}"),
         f"  rolls {rolls['total']}" + (f" ({kinds})" if kinds else ""),
     ]
     if outcomes["made"]:

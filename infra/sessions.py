@@ -181,7 +181,13 @@ class SessionService:
             self._snapshot_at[session_id] = state.version
         return state
 
-    def start(self, title: str, actor: str, manual_dice_allowed: bool = True) -> Outcome:
+    def start(
+        self,
+        title: str,
+        actor: str,
+        manual_dice_allowed: bool = True,
+        carried: tuple[cmd.CarriedCommand, ...] = (),
+    ) -> Outcome:
         """Start a session with a fresh id and a committed first seed.
 
         The seed enters the vault only once the start is decided: a refused start keeps
@@ -189,7 +195,9 @@ class SessionService:
         """
         session_id = session_id_for(title, self._new_suffix())
         seed = self._new_seed()
-        command = cmd.StartSession(session_id, title, commitment(seed), manual_dice_allowed)
+        command = cmd.StartSession(
+            session_id, title, commitment(seed), manual_dice_allowed, carried
+        )
         keep = functools.partial(self.vault.put, session_id, seed)
         return self._run(session_id, actor, command, SessionState(), before_append=keep)
 

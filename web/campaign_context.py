@@ -23,6 +23,39 @@ class PlayerTrend:
     chart: Markup
 
 
+@dataclass(frozen=True, slots=True)
+class CharacterRow:
+    """One character's checks in one session, or over the campaign (``where`` None)."""
+
+    character: str
+    where: str | None
+    won: int
+    made: int
+    expected: float
+    luck: float
+    z_score: float | None
+
+
+def _character_rows(stats: CampaignStatistics) -> list[CharacterRow]:
+    titles = {s.session_id: s.title for s in stats.campaign.sessions}
+    rows = []
+    for report in stats.characters:
+        outcomes, luck = report.groups["outcomes"], report.groups["luck"]
+        z = luck["z_score"]
+        rows.append(
+            CharacterRow(
+                report.player,
+                titles.get(report.session_id),
+                int(outcomes["won"] or 0),
+                int(outcomes["made"] or 0),
+                float(luck["expected"] or 0.0),
+                float(luck["luck"] or 0.0),
+                None if z is None else float(z),
+            )
+        )
+    return sorted(rows, key=lambda row: row.character)  # stable: sessions stay in order
+
+
 def campaign_context(stats: CampaignStatistics, luck: Sequence[LuckResult]) -> dict[str, object]:
     """Return the session stats page's sections over the whole campaign, and each player's
     luck per session."""
@@ -41,4 +74,5 @@ def campaign_context(stats: CampaignStatistics, luck: Sequence[LuckResult]) -> d
         PlayerTrend(player, Markup(luck_per_session(player, sessions)))
         for player, sessions in sorted(per_player.items())
     ]
-    return {"campaign": stats.campaign, "trends": trends} | stats_context(stats.totals, series)
+    shown = {"campaign": stats.campaign, "trends": trends, "characters": _character_rows(stats)}
+    return shown | stats_context(stats.totals, series)

@@ -202,11 +202,9 @@ class DieStatistics(Shape):
     faces: dict[str, int] = Field(description="Count by face, 1 to the die's sides")
 
 
-class PlayerStatistics(Shape):
-    """One player's report: groups of figures, then each die size."""
+class ReportFigures(Shape):
+    """A report's groups of figures, then each die size (docs/statistics.md)."""
 
-    session_id: str
-    player: str
     rolls: Figures
     outcomes: Figures
     luck: Figures
@@ -216,6 +214,21 @@ class PlayerStatistics(Shape):
     dice_source: Figures
     excluded: Figures
     dice: dict[str, DieStatistics] = Field(description="By die size: d6, d20, ...")
+
+
+class PlayerStatistics(ReportFigures):
+    """One player's report in one session, or over all of them (``ALL``)."""
+
+    session_id: str
+    player: str
+
+
+class CharacterStatistics(ReportFigures):
+    """One character's report in one session of a campaign, or over all of them (``ALL``):
+    the rolls that count for that character (docs/statistics.md)."""
+
+    session_id: str
+    character: str = Field(max_length=TEXT)
 
 
 class Statistics(Shape):
@@ -294,10 +307,12 @@ class Campaign(Shape):
 
 class CampaignStatistics(Campaign):
     """The campaign, then per-player statistics: one report per session the caller is a
-    member of, in the campaign's order, then each player's over all of them (``ALL``)."""
+    member of, in the campaign's order, then each player's over all of them (``ALL``);
+    then, in the same order, each character's."""
 
     viewer: str
     reports: list[PlayerStatistics]
+    characters: list[CharacterStatistics]
 
 
 class OpenedCampaignSession(OpenedSession):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from diceledger.domain.errors import CorruptLogError
+from diceledger.domain.projections.characters import played_characters
 from diceledger.domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
@@ -67,14 +68,26 @@ class Tally:
 class _Session:
     state: SessionState = field(default_factory=SessionState)
     allowances: dict[int, int] = field(default_factory=dict)  # roll id -> rerolls it could use
+    played: dict[int, dict[str, str]] = field(default_factory=dict)  # roll id -> side -> character
 
 
 class StatisticsFold:
-    """Turn events, in position order, into counter changes."""
+    """Turn events, in position order, into counter changes.
 
-    def __init__(self, load_history: LoadHistory | None = None, max_sessions: int = 64) -> None:
+    ``by_character`` keys the rolls' figures by the character each side counts for
+    (domain.projections.characters) instead of by player; disputes, which are a player's,
+    are then not counted.
+    """
+
+    def __init__(
+        self,
+        load_history: LoadHistory | None = None,
+        max_sessions: int = 64,
+        by_character: bool = False,
+    ) -> None:
         self._load_history = load_history
         self._max_sessions = max_sessions
+        self._by_character = by_character
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
     def apply(self, item: Logged, tally: Tally) -> None:
@@ -87,6 +100,8 @@ class StatisticsFold:
         state = session.state
         if isinstance(event, ev.RollRequested):
             session.allowances[event.roll_id] = allowance_for(state, event)
+            if self._by_character:
+                session.played[event.roll_id] = played_characters(state, event)
         roll_id = ev.roll_id_of(event)
         roll = None if roll_id is None else state.rolls.get(roll_id)
         before = self._before(session, event, roll)
@@ -116,6 +131,8 @@ class StatisticsFold:
                 pass  # counted through the roll's contribution below, if at all
             case ev.PlayerJoined():
                 tally.members[(stream_id, event.name)] = event.role
+            case ev.RollDisputed() | ev.DisputeResolved() if self._by_character:
+                pass
             case ev.RollDisputed():
                 self._count(tally, stream_id, event.by, "disputes.raised")
             case ev.DisputeResolved():
@@ -143,16 +160,19 @@ class StatisticsFold:
             case _:
                 return None
 
-    @staticmethod
-    def _scoped(session: _Session, roll: Roll) -> Scoped:
+    def _scoped(self, session: _Session, roll: Roll) -> Scoped:
         if roll.resolution is None:
             return {}
-        players = players_of(session.state, roll)
+        played = session.played.get(roll.roll_id, {}) if self._by_character else None
+        players = list(played) if played is not None else players_of(session.state, roll)
         if roll.voided:
             shown = {name: Counter({"excluded.voided": 1}) for name in players}
         else:
             allowance = session.allowances.get(roll.roll_id, 0)
-            shown = roll_facts(session.state, roll, allowance, players)
+            shown = roll_facts(session.state, roll, allowance, players) if players else {}
+        if played is not None:  # the same figures, under each side's character
+            shown = {played[name]: metrics for name, metrics in shown.items()}
+            players = [played[name] for name in players]
         # Scope public is what EVERYONE may see, by the one visibility rule; a GM sees all.
         if may_see(session.state, roll, EVERYONE):
             return {ALL: shown, PUBLIC: shown}
@@ -181,17 +201,19 @@ class StatisticsFold:
             self._sessions.popitem(last=False)
         return session
 
-    @staticmethod
-    def _replay(session: _Session, item: Logged) -> None:
+    def _replay(self, session: _Session, item: Logged) -> None:
         # Rebuild a session's state from its stream without counting anything again.
         if isinstance(item.event, ev.RollRequested):
             session.allowances[item.event.roll_id] = allowance_for(session.state, item.event)
+            if self._by_character:
+                session.played[item.event.roll_id] = played_characters(session.state, item.event)
         evolve(session.state, item.version, item.event)
 
 
-def fold_statistics(logged: Iterable[Logged]) -> Tally:
-    """Fold a whole log (in position order) into its counters and member roles."""
-    fold, tally = StatisticsFold(), Tally()
+def fold_statistics(logged: Iterable[Logged], by_character: bool = False) -> Tally:
+    """Fold a whole log (in position order) into its counters and member roles; with
+    ``by_character``, the rolls' figures are keyed by character instead of player."""
+    fold, tally = StatisticsFold(by_character=by_character), Tally()
     for item in logged:
         fold.apply(item, tally)
     return tally

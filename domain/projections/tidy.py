@@ -11,6 +11,8 @@ from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.projections.report import DieReport, PlayerReport, Value
 
 COLUMNS = ("session_id", "player", "group", "die", "face", "metric", "value")
+# A campaign's CSV names, on each row, the player or the character the figure is of.
+CAMPAIGN_COLUMNS = ("session_id", "player", "character", *COLUMNS[2:])
 
 
 def tidy_rows(
@@ -30,11 +32,12 @@ def tidy_rows(
                 yield (*head, "face", name, str(face), "count", count)
 
 
-def report_json(report: PlayerReport) -> JsonObject:
-    """Return one report as a JSON object: groups, then dice by size with their faces."""
+def report_json(report: PlayerReport, of: str = "player") -> JsonObject:
+    """Return one report as a JSON object: groups, then dice by size with their faces;
+    ``of`` names whose figures they are (``player``, or ``character``)."""
     return {
         "session_id": report.session_id,
-        "player": report.player,
+        of: report.player,
         **{name: {**figures} for name, figures in report.groups.items()},
         "dice": {
             f"d{die.sides}": {
@@ -80,6 +83,19 @@ def tidy_csv(reports: Iterable[PlayerReport]) -> str:
     writer.writerow(COLUMNS)
     for row in tidy_rows(reports):
         writer.writerow(["" if value is None else value for value in row])
+    return buffer.getvalue()
+
+
+def campaign_csv(players: Iterable[PlayerReport], characters: Iterable[PlayerReport]) -> str:
+    """Return a campaign's tidy CSV: the players' rows (``character`` empty), then the
+    characters' (``player`` empty)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CAMPAIGN_COLUMNS)
+    for reports, place in ((players, 1), (characters, 2)):
+        for session_id, name, *rest in tidy_rows(reports):
+            named = [name, ""] if place == 1 else ["", name]
+            writer.writerow(["" if v is None else v for v in (session_id, *named, *rest)])
     return buffer.getvalue()
 
 

@@ -18,10 +18,14 @@ class Ruling(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class StartSession:
+    """Open a session; ``carried`` are the sheet commands that bring a campaign's
+    characters from its previous session, decided by the starting GM with the start."""
+
     session_id: str
     title: str
     commitment: str
     manual_dice_allowed: bool = True
+    carried: tuple[CarriedCommand, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +210,8 @@ class RetireCharacter:
     character: str
 
 
+# The sheet commands a campaign's next session starts with, its characters carried over.
+CarriedCommand = CreateCharacter | SetAttribute | SetQuality | SaveRoll
 SheetCommand = (
     SetSheetRights | CreateCharacter | SetAttribute | SetQuality | SaveRoll | RetireCharacter
 )

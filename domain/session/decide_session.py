@@ -18,6 +18,7 @@ from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_opposed import close_at_end
 from diceledger.domain.session.decide_rolls import resolution
+from diceledger.domain.session.decide_sheets import carry_sheets
 from diceledger.domain.session.guards import (
     find_roll,
     refuse_lookalike,
@@ -27,7 +28,7 @@ from diceledger.domain.session.guards import (
     require_open,
 )
 from diceledger.domain.session.rolls import replay_state
-from diceledger.domain.session.state import AWAITING, GM, PLAYER, SessionState
+from diceledger.domain.session.state import AWAITING, GM, PLAYER, SessionState, evolve
 from diceledger.domain.session.text import (
     MAX_SESSION_ID,
     MAX_TEXT,
@@ -48,11 +49,18 @@ def start_session(state: SessionState, command: cmd.StartSession, ctx: Context) 
     check_name(ctx.actor, "the GM's name")
     check_text(command.title, "a title", MAX_TEXT, required=True)
     title = command.title.strip()
-    return [
+    events: list[ev.Event] = [
         ev.SessionStarted(command.session_id, title, ctx.actor, command.manual_dice_allowed),
         ev.PlayerJoined(ctx.actor, GM, "", ctx.actor),
         ev.SeedCommitted(1, command.commitment, ALGORITHM),
     ]
+    if not command.carried:
+        return events
+    # The carried sheets are decided on the session as these first events leave it.
+    started = SessionState()
+    for version, event in enumerate(events, start=1):
+        evolve(started, version, event)
+    return events + carry_sheets(started, command.carried, ctx)
 
 
 def join_session(state: SessionState, command: cmd.JoinSession, ctx: Context) -> list[ev.Event]:

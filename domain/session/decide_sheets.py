@@ -8,6 +8,7 @@ values to the GMs alone. Every refusal is one line and appends nothing.
 from __future__ import annotations
 
 import re
+from typing import assert_never
 
 from diceledger.domain.dice.notation import parse
 from diceledger.domain.dice.request import RollKind
@@ -38,7 +39,7 @@ from diceledger.domain.session.sheets import (
     find_character,
     without_references,
 )
-from diceledger.domain.session.state import SessionState
+from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import (
     MAX_LABEL,
     check_expression,
@@ -65,6 +66,39 @@ def create_character(
     """Create a player's character (their own, or any member's by a GM) or a GM's NPC."""
     require_open(state)
     require_member(state, ctx.actor)
+    return [_created(state, command, ctx, carried=False)]
+
+
+def carry_sheets(
+    state: SessionState, carried: tuple[cmd.CarriedCommand, ...], ctx: Context
+) -> list[ev.Event]:
+    """Decide the sheets a campaign's session starts with, on ``state`` just started.
+
+    Each is decided as the GM's own command, except that a player character's owner need
+    not have joined yet: it is carried to their name, and played once they join.
+    """
+    events: list[ev.Event] = []
+    for command in carried:
+        match command:
+            case cmd.CreateCharacter():
+                decided: list[ev.Event] = [_created(state, command, ctx, carried=True)]
+            case cmd.SetAttribute():
+                decided = set_attribute(state, command, ctx)
+            case cmd.SetQuality():
+                decided = set_quality(state, command, ctx)
+            case cmd.SaveRoll():
+                decided = save_roll(state, command, ctx)
+            case _:
+                assert_never(command)
+        for event in decided:
+            evolve(state, state.version + 1, event)
+        events += decided
+    return events
+
+
+def _created(
+    state: SessionState, command: cmd.CreateCharacter, ctx: Context, carried: bool
+) -> ev.CharacterCreated:
     name = normalize_name(command.character)
     check_name(name, "a character's name")
     owner = command.owner
@@ -77,9 +111,13 @@ def create_character(
     else:
         if owner != ctx.actor:
             require_gm(state, ctx.actor, "create a character for someone else")
-        if owner not in state.members:
+        if carried:
+            check_name(owner, "a character's owner")
+        elif owner not in state.members:
             raise NotFoundError(f"{owner} is not in session '{state.session_id}'")
-        current = state.character_of(owner)
+        # Looked up by owner, not through character_of: a carried owner may not have joined.
+        owned = (c for c in state.characters.values() if c.owner == owner and not c.retired)
+        current = next(owned, None)
         if current is not None:
             raise CommandRefusedError(
                 f"{owner} already plays {current.name}; retire that character first"
@@ -89,7 +127,7 @@ def create_character(
         raise CommandRefusedError(
             f"session '{state.session_id}' already has a character named {same.name!r}"
         )
-    return [ev.CharacterCreated(name, owner, ctx.actor)]
+    return ev.CharacterCreated(name, owner, ctx.actor)
 
 
 def set_attribute(state: SessionState, command: cmd.SetAttribute, ctx: Context) -> list[ev.Event]:

@@ -234,7 +234,15 @@ def readings(
         third = upcoming[2] if len(upcoming) > 2 else None
         commitment = third.commitment if isinstance(third, ev.SeedCommitted) else ""
         start = cmd.StartSession(head.session_id, head.title, commitment, head.manual_dice_allowed)
-        return [Reading(head.gm, start)]
+        carried, ended = _carried(head.gm, upcoming[3:])
+        if not ended and not final:
+            return None
+        if not carried:
+            return [Reading(head.gm, start)]
+        # The GM's sheet commands right after the start may be the sheets it carried, or
+        # commands of their own: the first reading that the rules give again is the one.
+        with_sheets = dataclasses.replace(start, carried=carried)
+        return [Reading(head.gm, with_sheets), Reading(head.gm, start)]
     if isinstance(head, ev.PlayerJoined):
         # A promotion keeps the client seed the player joined with; the command names none.
         known = state.members.get(head.name)
@@ -276,6 +284,21 @@ def readings(
     if isinstance(head, ev.SheetEvent):
         return [Reading(head.by, _sheet_command(head))]
     return []
+
+
+CARRIED = (ev.CharacterCreated, ev.AttributeSet, ev.QualitySet, ev.RollSaved)
+
+
+def _carried(gm: str, following: Sequence[ev.Event]) -> tuple[tuple[cmd.CarriedCommand, ...], bool]:
+    """Return the GM's sheet commands that follow a start, and whether another event ends them."""
+    carried: list[cmd.CarriedCommand] = []
+    for event in following:
+        if not isinstance(event, CARRIED) or event.by != gm:
+            return tuple(carried), True
+        command = _sheet_command(event)
+        assert not isinstance(command, cmd.SetSheetRights | cmd.RetireCharacter)
+        carried.append(command)
+    return tuple(carried), False
 
 
 def _sheet_command(head: ev.SheetEvent) -> cmd.SheetCommand:

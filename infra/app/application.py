@@ -153,10 +153,15 @@ class Application:
     # -- commands ---------------------------------------------------------------------------
 
     def start_session(
-        self, actor: str, title: str, manual_dice_allowed: bool = True
+        self,
+        actor: str,
+        title: str,
+        manual_dice_allowed: bool = True,
+        carried: tuple[cmd.CarriedCommand, ...] = (),
     ) -> SessionStartedResult:
-        """Start a session whose GM is ``actor``, committed to a fresh seed."""
-        outcome = self._sessions.start(title, actor, manual_dice_allowed)
+        """Start a session whose GM is ``actor``, committed to a fresh seed; ``carried``
+        are the sheets it starts with (a campaign's characters)."""
+        outcome = self._sessions.start(title, actor, manual_dice_allowed, carried)
         state = outcome.state
         return SessionStartedResult(
             outcome.session_id,
@@ -419,6 +424,15 @@ class Application:
         if not known:
             raise unknown_session(session_id or "")
         return StatisticsResult(viewer, tuple(player_reports(counters, session_id, player)))
+
+    def character_statistics(self, viewer: str, within: Collection[str]) -> StatisticsResult:
+        """Return per-character statistics of those sessions as ``viewer`` may see them:
+        each session's reports, then each character's summed over them (``ALL``)."""
+        from diceledger.domain.projections.report import player_reports
+        from diceledger.infra.projections.queries import character_counters
+
+        counters = character_counters(self._store, viewer, within)
+        return StatisticsResult(viewer, tuple(player_reports(counters)))
 
     def pending_statistics_events(self) -> int:
         """Return how many events the statistics projection has yet to fold."""

@@ -19,7 +19,8 @@ from diceledger.domain.campaign import Campaign, campaign_title, may_add_session
 from diceledger.domain.errors import NotFoundError
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
-from diceledger.domain.projections.tidy import reports_json
+from diceledger.domain.projections.tidy import campaign_csv, report_json, reports_json
+from diceledger.domain.session.commands import CarriedCommand
 from diceledger.infra.app.results import LuckResult, SessionStartedResult
 from diceledger.infra.campaigns.store import CampaignStore
 from diceledger.infra.sessions import session_id_for
@@ -71,15 +72,27 @@ class CampaignStatistics:
     campaign: CampaignView
     per_session: tuple[PlayerReport, ...]
     totals: tuple[PlayerReport, ...]
+    # Per character: per session in the campaign's order, then over all of them (``ALL``);
+    # each report's ``player`` is the character's name.
+    characters: tuple[PlayerReport, ...] = ()
 
     @property
     def reports(self) -> tuple[PlayerReport, ...]:
-        """Return every report: the per-session ones, then the totals (session ``ALL``)."""
+        """Return every player's report: the per-session ones, then the totals (``ALL``)."""
         return self.per_session + self.totals
 
     def as_dict(self) -> JsonObject:
-        """Return the statistics document: the campaign, then the viewer and the reports."""
-        return self.campaign.as_dict() | reports_json(self.reports, self.viewer)
+        """Return the statistics document: the campaign, the viewer, the players' reports
+        and the characters'."""
+        characters: JsonObject = {
+            "characters": [report_json(r, "character") for r in self.characters]
+        }
+        return self.campaign.as_dict() | reports_json(self.reports, self.viewer) | characters
+
+    @property
+    def csv(self) -> str:
+        """Return the tidy CSV of the players' reports, then the characters'."""
+        return campaign_csv(self.reports, self.characters)
 
 
 class Campaigns:
@@ -120,11 +133,16 @@ class Campaigns:
         manual_dice_allowed: bool = True,
         via: str | None = None,
     ) -> SessionStartedResult:
-        """Start a session in the campaign, ``actor`` its GM, in one transaction."""
+        """Start a session in the campaign, ``actor`` its GM, in one transaction.
+
+        It starts with the characters of the campaign's last session as they stand (as
+        they were at its end, once it has ended), recorded in its own log.
+        """
         campaign = self._reachable(campaign_id, via)
         may_add_session(campaign, actor, self._roles(campaign), via)
         with self._store.transaction():
-            started = self._app.start_session(actor, title, manual_dice_allowed)
+            carried = self._carried(campaign)
+            started = self._app.start_session(actor, title, manual_dice_allowed, carried)
             self._store.add_session(campaign_id, started.session_id, actor, self._clock())
         return started
 
@@ -158,15 +176,13 @@ class Campaigns:
         roles = self._roles(campaign)
         mine = [sid for sid in campaign.sessions if viewer in roles[sid]]
         found = self._app.statistics(viewer, None, player, progress, mine) if mine else None
-        reports = found.reports if found else ()
         order = {sid: number for number, sid in enumerate(mine)}
-        per_session = sorted(
-            (r for r in reports if r.session_id != ACROSS_SESSIONS),
-            key=lambda r: (order[r.session_id], r.player),
-        )
+        reports = _in_order(found.reports if found else (), order)
+        per_session = tuple(r for r in reports if r.session_id != ACROSS_SESSIONS)
         totals = tuple(r for r in reports if r.session_id == ACROSS_SESSIONS)
         view = self._view(campaign, viewer, roles)
-        return CampaignStatistics(viewer, view, tuple(per_session), totals)
+        characters = self._app.character_statistics(viewer, mine).reports if mine else ()
+        return CampaignStatistics(viewer, view, per_session, totals, _in_order(characters, order))
 
     def luck(self, viewer: str, campaign_id: str, via: str | None = None) -> tuple[LuckResult, ...]:
         """Return each player's rated checks, session by session in the campaign's order,
@@ -184,6 +200,11 @@ class Campaigns:
         )
         return CampaignView(campaign.campaign_id, campaign.title, campaign.started_by, sessions)
 
+    def _carried(self, campaign: Campaign) -> tuple[CarriedCommand, ...]:
+        if not campaign.sessions:
+            return ()
+        return self._app.characters(campaign.sessions[-1]).carried()
+
     def _roles(self, campaign: Campaign) -> dict[str, dict[str, str]]:
         return {sid: self._app.members(sid) for sid in campaign.sessions}
 
@@ -199,6 +220,17 @@ class Campaigns:
         if found is None:
             raise unknown_campaign(campaign_id)
         return found
+
+
+def _in_order(
+    reports: tuple[PlayerReport, ...], order: Mapping[str, int]
+) -> tuple[PlayerReport, ...]:
+    """Return the per-session reports in the campaign's order, then the totals (``ALL``)."""
+    per_session = sorted(
+        (r for r in reports if r.session_id != ACROSS_SESSIONS),
+        key=lambda r: (order[r.session_id], r.player),
+    )
+    return (*per_session, *(r for r in reports if r.session_id == ACROSS_SESSIONS))
 
 
 def unknown_campaign(campaign_id: str) -> NotFoundError:

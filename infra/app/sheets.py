@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from diceledger.domain.dice.request import RollKind
 from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
+from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.sheets import Character, Entry
 from diceledger.domain.session.state import SessionState
 
@@ -107,6 +109,24 @@ class CharactersView:
         """Snapshot the sheets of ``state``."""
         characters = tuple(CharacterView.of(c) for c in state.characters.values())
         return cls(state.session_id or "", state.sheets, characters)
+
+    def carried(self) -> tuple[cmd.CarriedCommand, ...]:
+        """Return the commands that set these sheets up again in a campaign's next session.
+
+        A retired character stays behind; the others keep their owner, values and saved
+        rolls (each value's source event is then the next session's own).
+        """
+        commands: list[cmd.CarriedCommand] = []
+        for c in self.characters:
+            if c.retired:
+                continue
+            commands.append(cmd.CreateCharacter(c.name, c.owner))
+            commands += (cmd.SetAttribute(c.name, a.name, a.value, a.label) for a in c.attributes)
+            commands += (cmd.SetQuality(c.name, q.name, q.value) for q in c.qualities)
+            commands += (
+                cmd.SaveRoll(c.name, r.name, RollKind(r.kind), r.expression) for r in c.saved
+            )
+        return tuple(commands)
 
     def played_by(self, member: str) -> CharacterView | None:
         """Return the character ``member`` plays now, if any."""

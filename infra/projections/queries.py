@@ -78,3 +78,18 @@ def folded_counters(
         and (within is None or s in within)
     ]
     return known, rows
+
+
+def character_counters(store: EventStore, viewer: str, within: Collection[str]) -> list[Visible]:
+    """Return the per-character counters of those sessions the viewer may see, folded in
+    memory from their logs (a campaign's few sessions; nothing is kept)."""
+    rows: list[Visible] = []
+    for session_id in within:
+        tally = fold_statistics(logged_all(store.read_stream(session_id)), by_character=True)
+        wanted = ALL if tally.members.get((session_id, viewer)) == "gm" else PUBLIC
+        rows += [
+            (s, name, metric, amount)
+            for (s, name, scope, metric), amount in tally.nonzero().items()
+            if scope == wanted
+        ]
+    return rows

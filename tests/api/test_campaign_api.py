@@ -128,3 +128,21 @@ def test_a_campaign_needs_a_token(api: Api, table: Table, token: str | None) -> 
     campaign_id = start(api, table)
     answer = api.get(f"{CAMPAIGNS}/{campaign_id}", token)
     assert (answer.status_code, answer.json()["type"]) == (401, "/problems/unauthenticated")
+
+
+def test_the_next_evening_starts_with_the_sheets_the_last_one_left(api: Api, table: Table) -> None:
+    campaign_id = start(api, table)
+    sheets = f"/api/v1/sessions/{table.sid}/characters"
+    assert api.post(sheets, table.ann, {"name": "Thalia"}).status_code == 201
+    strength = {"name": "STR", "value": 3}
+    assert api.post(f"{sheets}/Thalia/attributes", table.ann, strength).status_code == 200
+    stronger = {"name": "STR", "value": 4}
+    assert api.post(f"{sheets}/Thalia/attributes", table.gm, stronger).status_code == 200
+    sid, gm_two, ann_two = second_evening(api, campaign_id, table.gm)
+    listed = api.get(f"/api/v1/sessions/{sid}/characters", gm_two).json()["characters"]
+    assert [
+        (c["name"], c["owner"], [(a["name"], a["value"]) for a in c["attributes"]]) for c in listed
+    ] == [("Thalia", "ann", [("STR", 4)])]
+    rolled = api.roll(sid, ann_two, {"kind": "effect", "expression": "1d20+@STR", "faces": [11]})
+    assert rolled.status_code == 201, rolled.text
+    assert rolled.json()["total"] == 15  # 11 + the STR carried from the first evening

@@ -152,6 +152,8 @@ def test_real_answers_of_a_played_session_fit_their_schemas(
     calls.call("POST", f"{sheet}/qualities", t.ann, {"name": "Athletics", "value": 2})
     saved = {"name": "Longsword", "kind": "check", "expression": "1d20+@STR"}
     calls.call("POST", f"{sheet}/saved-rolls", t.ann, saved)
+    from_sheet = {"kind": "check", "expression": "1d20+@STR", "target": 12, "faces": [7]}
+    calls.call("POST", f"{s}/rolls", t.ann, from_sheet)
     calls.call("GET", f"{s}/characters", t.ann)
     calls.call("POST", f"{s}/sheets", t.gm, {"sheets": "gm"})
     calls.call("POST", f"{s}/characters/Goblin/retire", t.gm)
@@ -159,7 +161,11 @@ def test_real_answers_of_a_played_session_fit_their_schemas(
     c = f"/api/v1/campaigns/{campaign['campaign_id']}"
     calls.call("POST", f"{c}/sessions", t.gm, {"title": "Evening two"})
     calls.call("GET", c, t.ann)
-    calls.call("GET", f"{c}/stats", t.ann)
+    by_character = calls.call("GET", f"{c}/stats", t.ann)["characters"]
+    assert {(r["session_id"], r["character"]) for r in by_character} == {
+        (t.sid, "Thalia"),
+        ("ALL", "Thalia"),
+    }
     calls.call("GET", f"{c}/stats", t.ann, format="csv")
     calls.call("POST", f"{s}/end", t.gm)
     calls.call("POST", f"{s}/devices/{device}/sign-out", t.ann)

@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from diceledger.domain.projections.tidy import COLUMNS
+from diceledger.domain.projections.tidy import CAMPAIGN_COLUMNS
 from tests.cli.conftest import Ledger
 
 
@@ -54,7 +54,7 @@ def test_stats_campaign_csv_reads_as_a_table_and_sums_the_evenings(
     campaign_id, one, two = campaign
     out = ledger.ok("ann", "stats", "--campaign", campaign_id, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert tuple(rows[0]) == COLUMNS
+    assert tuple(rows[0]) == CAMPAIGN_COLUMNS  # a session's columns, and the character
     made = {
         r["session_id"]: int(r["value"])
         for r in rows
@@ -112,3 +112,43 @@ def test_session_and_campaign_together_are_a_usage_error(
 def test_an_empty_campaign_title_is_refused(ledger: Ledger) -> None:
     assert "title" in ledger.refused("gm", "campaign", "start", "  ")
     assert ledger.ok("gm", "campaign", "list").startswith("no campaigns yet")
+
+
+def test_r4_a_character_is_carried_to_the_next_evening_and_has_its_own_campaign_luck(
+    ledger: Ledger,
+) -> None:
+    campaign_id = ledger.ok("gm", "campaign", "start", "Ashen Crown").strip()
+    start = ("session", "start", "Evening one", "--campaign", campaign_id)
+    one: str = ledger.data("gm", *start)["session_id"]
+    ledger.ok("ann", "session", "join", one)
+    ledger.ok("ann", "character", "create", one, "Thalia")
+    ledger.ok("ann", "character", "set", one, "Thalia", "STR=3")
+    # 15+3 vs 11: won, p = P(d20 >= 8) = 13/20.
+    ledger.ok("ann", "check", one, "1d20+@STR", "--target", "11", "--faces", "15")
+    ledger.ok("gm", "character", "set", one, "Thalia", "STR=4")
+    ledger.ok("gm", "session", "end", one)
+    start = ("session", "start", "Evening two", "--campaign", campaign_id)
+    two: str = ledger.data("gm", *start)["session_id"]
+    ledger.ok("ann", "session", "join", two)
+    # 2+4 vs 11, with the STR carried: lost, p = P(d20 >= 7) = 14/20.
+    ledger.ok("ann", "check", two, "1d20+@STR", "--target", "11", "--faces", "2")
+    # The second evening verifies alone, its rules (the carried sheets with them) decided again.
+    assert "verified: the chain, versions, rules" in ledger.ok("gm", "verify", two)
+    document = ledger.data("ann", "stats", "--campaign", campaign_id)
+    luck = [
+        (r["session_id"], r["outcomes"]["won"], r["luck"]["expected"])
+        for r in document["characters"]
+        if r["character"] == "Thalia"
+    ]
+    assert luck == [(one, 1, 0.65), (two, 0, 0.7), ("ALL", 1, 1.35)]
+    out = ledger.ok("ann", "stats", "--campaign", campaign_id, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    expected = {
+        r["session_id"]: float(r["value"])
+        for r in rows
+        if (r["player"], r["character"], r["group"], r["metric"])
+        == ("", "Thalia", "luck", "expected")
+    }
+    assert expected == {one: 0.65, two: 0.7, "ALL": 1.35}
+    text = ledger.ok("ann", "stats", "--campaign", campaign_id)
+    assert "per character:\ncharacter Thalia in " + one in text

@@ -191,7 +191,19 @@ def a_name_with_a_trailing_space(records: list[RecordedEvent]) -> tuple[list[Rec
     return changed(records, at, name="bob "), at
 
 
+def character_for_a_stranger(records: list[RecordedEvent]) -> tuple[list[RecordedEvent], int]:
+    # Only the sheets a session starts with may belong to someone yet to join: past the
+    # start (and bob's join), a GM's character for a stranger is no carried one.
+    at = find(records, "PlayerJoined", name="bob") + 1
+    created = {"character": "Thalia", "owner": "cleo", "by": "gm"}
+    return inserted(records, at, "CharacterCreated", **created), at
+
+
 FORGERIES: dict[str, tuple[Forgery, str]] = {
+    "a character for someone not in the session": (
+        character_for_a_stranger,
+        "cleo is not in session",
+    ),
     "a reroll with no allowance left": (reroll_past_the_allowance, "already resolved"),
     "two rerolls on an allowance of one": (two_rerolls_on_an_allowance_of_one, "2 rerolls asked"),
     "a player who makes themself GM": (player_makes_themself_gm, "only a GM may add"),

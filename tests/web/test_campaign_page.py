@@ -108,3 +108,27 @@ def test_the_luck_per_session_chart_is_well_formed_and_says_it_in_words() -> Non
     assert [bar.get("data-session") for bar in bars] == ["1", "2"]
     up, down = (float(bar.get("y", "0")) for bar in bars)
     assert up < ZERO == down  # luck above the odds rises from the line, below it hangs
+
+
+def test_the_campaign_page_shows_luck_per_character_as_each_viewer_may_see_it(
+    api: Api,
+) -> None:
+    app = api.services.app
+    gm = browser(api)
+    one = open_session(gm, title="Evening one")
+    ann = browser(api)
+    join(ann, invite_path(gm, one), "ann")
+    campaign = app.campaigns.start("mira", "Ashen Crown", first_session=one)
+    app.change_sheet("ann", one, cmd.CreateCharacter("Thalia", "ann"))
+    app.request_roll("ann", one, check(15, 11))  # Thalia: won, expected 0.55
+    two = app.campaigns.start_session("mira", campaign.campaign_id, EVIL).session_id
+    app.join("ann", two, cmd.JoinSession("ann"))  # Thalia is carried, and played again
+    app.request_roll("ann", two, check(2, 11))  # lost, expected 0.55
+    app.request_roll("mira", two, check(17, 11, blind=True, on_behalf_of="ann"))
+    text = ann.get(f"/s/{one}/campaign").text
+    assert "Luck per character" in text
+    assert "<td>Evening one</td><td>1 of 1</td><td>0.55</td>" in text
+    assert "<td>whole campaign</td><td>1 of 2</td><td>1.10</td>" in text  # blind: hidden
+    assert EVIL not in text  # the hostile title of evening two is escaped here too
+    as_gm = gm.get(f"/s/{one}/campaign").text
+    assert "<td>whole campaign</td><td>2 of 3</td><td>1.65</td>" in as_gm

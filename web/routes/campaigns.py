@@ -11,14 +11,13 @@ from typing import Literal
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from diceledger.domain.projections.tidy import tidy_csv
 from diceledger.infra.app.access import Credential
 from diceledger.web.answers import answer
 from diceledger.web.auth import bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.openapi import BODY, COMMAND, FAILS, INPUT, MEMBER, STORE, also_answers, answers
 from diceledger.web.responses import Campaign, CampaignStatistics, OpenedCampaignSession
-from diceledger.web.routes.reads import CSV, TIDY_CSV
+from diceledger.web.routes.reads import CSV
 from diceledger.web.schemas import NewCampaign, NewCampaignSession
 
 router = APIRouter(prefix="/api/v1/campaigns", tags=["campaigns"])
@@ -79,11 +78,17 @@ def show_campaign(campaign_id: str, request: Request, web: Services) -> Response
     return answer(view.as_dict())
 
 
+CAMPAIGN_CSV = (
+    "Tidy CSV: one row a value (session_id,player,character,group,die,face,metric,value); "
+    "a player's rows leave character empty, a character's leave player empty"
+)
+
+
 @router.get(
     "/{campaign_id}/stats",
     response_model=CampaignStatistics,
     responses=answers(FAILS, STORE, MEMBER, INPUT)
-    | also_answers(CSV, {"type": "string", "description": TIDY_CSV}),
+    | also_answers(CSV, {"type": "string", "description": CAMPAIGN_CSV}),
 )
 def campaign_stats(
     campaign_id: str,
@@ -92,12 +97,13 @@ def campaign_stats(
     player: str | None = Query(default=None, max_length=500),
     format: Literal["json", "csv"] = "json",
 ) -> Response:
-    """Return per-player statistics per session and over the campaign, as JSON or tidy CSV.
+    """Return per-player and per-character statistics per session and over the campaign,
+    as JSON or tidy CSV.
 
     Only the sessions the caller is a member of count, each as the caller may see it.
     """
     member = caller(request, web)
     found = web.app.campaigns.statistics(member.member, campaign_id, player, member.session_id)
     if format == "csv":
-        return Response(tidy_csv(found.reports), media_type=f"{CSV}; charset=utf-8")
+        return Response(found.csv, media_type=f"{CSV}; charset=utf-8")
     return answer(found.as_dict())
