@@ -39,6 +39,7 @@ from diceledger.domain.session.decide_rolls import (
     source_for,
 )
 from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import (
     Standing,
     may_decide,
@@ -147,8 +148,14 @@ def _allowances(
         refuse_while_opposed_waits(state, action_id)
     opponent = command.opponent.name
     member = state.members.get(opponent)
-    if command.blind and command.opponent_rerolls and member is not None and not member.is_gm:
-        raise RerollError(f"{opponent} cannot reroll in a blind roll they cannot see")
+    # A roll not public is hidden from an opponent who is neither its roller nor a GM.
+    if (
+        command.mode is not RollMode.PUBLIC
+        and command.opponent_rerolls
+        and member is not None
+        and not member.is_gm
+    ):
+        raise RerollError(f"{opponent} cannot reroll in a {command.mode} roll they cannot see")
     return granted, scope, [usable, command.opponent_rerolls]
 
 
@@ -165,8 +172,6 @@ def request_opposed(
         require_gm(state, ctx.actor, f"roll for the NPC '{opponent.name}'")
     if opponent.name == side.name:
         raise RollError("an opposed check needs two different sides")
-    if command.blind:
-        require_gm(state, ctx.actor, "roll blind")
     check_texts(command, [side, opponent])
     check_npc_names(state, ctx, [side, opponent])
     refuse_opponent_numbers(state, opponent)

@@ -80,7 +80,7 @@ EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {
 # What a player may learn of a hidden blind roll: that it exists, who rolled, where it is,
 # and (a sealed export line) each event's link in the chain.
 HIDDEN_ROLL_KEYS = frozenset(
-    {"session_id", "roll_id", "roller", "blind", "status"}
+    {"session_id", "roll_id", "roller", "mode", "blind", "status"}
     | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
     | {"stream_id", "stream_version", "sealed", "prev_hash", "hash"}
 )

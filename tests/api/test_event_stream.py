@@ -203,8 +203,10 @@ def test_a_player_sees_the_gm_roll_blind_and_no_dice_until_the_roll_is_revealed(
             "session_id": table.sid,
             "roll_id": roll_id,
             "roller": "mira",
+            "mode": "blind",
             "blind": True,
             "status": "hidden",
+            "text": "the GM rolled blind",
         }
         assert "goblin" not in event.data and "sneaks past" not in event.data  # type: ignore[operator]
     # The player learns a roll happened, not what its dice did (an explosion, a reroll).

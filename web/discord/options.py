@@ -11,6 +11,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.text import MAX_LABEL
 from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import OddsQuery, Side
@@ -79,7 +80,7 @@ def roll_request(interaction: Interaction, kind: RollKind, blind: bool = False) 
         against=interaction.text("against"),
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
-        blind=blind,
+        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
         on_behalf_of=interaction.text("for"),
         label=_label(interaction.text("label") or ""),
     )
@@ -129,7 +130,7 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
         opponent_rerolls=interaction.number("vs_reroll") or 0,
-        blind=interaction.flag("blind"),
+        mode=RollMode.BLIND if interaction.flag("blind") else RollMode.PUBLIC,
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
     )
