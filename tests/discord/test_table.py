@@ -197,6 +197,19 @@ def test_a_player_rolls_blind_and_learns_only_that_they_did(
     assert "**#1** · ann rolled blind" in history and "1d20" not in history
 
 
+def test_a_private_check_shows_its_dice_to_the_roller_and_a_notice_to_the_channel(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    answer = discord_table.discord.run(ANN, "check", expression="1d20", target=10, mode="gm")
+    assert answer["data"]["flags"] == EPHEMERAL and "d20" in content(answer)
+    (notice,) = discord_table.webhooks.messages()
+    assert notice["content"].split("\n")[0] == "**#1** · ann rolled privately"
+    history = content(discord_table.discord.run(BOB, "history"))
+    assert "ann rolled privately" in history and "d20" not in history
+    refused_mode = discord_table.discord.run(ANN, "roll", expression="1d6", mode="secret")
+    assert "a mode is public, gm, blind or self" in refused(discord_table, refused_mode)
+
+
 def test_a_revealed_blind_roll_is_shown_to_the_channel(
     discord_table: DiscordTable, seated: str
 ) -> None:

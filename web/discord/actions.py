@@ -107,7 +107,12 @@ class TableActions:
     def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
         seat = self._seat(interaction)
         command = options.roll_request(interaction, kind)
-        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+        result = self._app.request_roll(seat.member, seat.session_id, command)
+        return (
+            self._blind(result)
+            if command.mode is not RollMode.PUBLIC
+            else Reply(self._shown(result))
+        )
 
     def opposed(self, interaction: Interaction) -> Reply:
         """Roll an opposed check for the member (or, for a GM, whoever they name).
@@ -118,8 +123,8 @@ class TableActions:
         seat = self._seat(interaction)
         command = options.opposed_request(interaction, seat)
         result = self._app.request_roll(seat.member, seat.session_id, command)
-        blind = command.mode is RollMode.BLIND
-        return self._blind(result) if blind else Reply(self._shown(result))
+        hidden = command.mode is not RollMode.PUBLIC
+        return self._blind(result) if hidden else Reply(self._shown(result))
 
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
@@ -242,4 +247,9 @@ def _roll_id(interaction: Interaction) -> int:
 def private_answer(interaction: Interaction) -> bool:
     """Tell whether only the asker sees the answer, before it is computed."""
     blind_opposed = interaction.subcommand == "opposed" and interaction.flag("blind")
-    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed
+    # A roll in any mode but public answers its roller alone; the channel gets a notice.
+    private = interaction.subcommand in DICE_ANSWERS and interaction.text("mode") not in (
+        None,
+        RollMode.PUBLIC.value,
+    )
+    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed or private

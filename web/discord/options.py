@@ -80,10 +80,19 @@ def roll_request(interaction: Interaction, kind: RollKind, blind: bool = False) 
         against=interaction.text("against"),
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
-        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
+        mode=RollMode.BLIND if blind else mode_of(interaction),
         on_behalf_of=interaction.text("for"),
         label=_label(interaction.text("label") or ""),
     )
+
+
+def mode_of(interaction: Interaction) -> RollMode:
+    """Return the roll mode the options name (public unless one is given)."""
+    text = interaction.text("mode") or RollMode.PUBLIC.value
+    try:
+        return RollMode(text)
+    except ValueError:
+        raise InvalidInputError(f"a mode is public, gm, blind or self, not '{text}'") from None
 
 
 def _scope(interaction: Interaction) -> RerollScope:
@@ -130,7 +139,7 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
         opponent_rerolls=interaction.number("vs_reroll") or 0,
-        mode=RollMode.BLIND if interaction.flag("blind") else RollMode.PUBLIC,
+        mode=RollMode.BLIND if interaction.flag("blind") else mode_of(interaction),
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
     )
