@@ -35,6 +35,7 @@ from diceledger.domain.session.decide_rolls import (
     check_texts,
     finish_manual,
     new_request,
+    refuse_unseen_rerolls,
     refuse_while_opposed_waits,
     source_for,
 )
@@ -146,6 +147,7 @@ def _allowances(
         raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
     if usable:
         refuse_while_opposed_waits(state, action_id)
+    refuse_unseen_rerolls(state, ctx, command.mode, usable)
     opponent = command.opponent.name
     member = state.members.get(opponent)
     # A roll not public is hidden from an opponent who is neither its roller nor a GM.

@@ -90,12 +90,9 @@ def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None) -> str:
     return owner
 
 
-def _refuse_unseen_rerolls(
-    state: SessionState, ctx: Context, command: cmd.RequestRoll, usable: int
-) -> None:
-    # A player's blind roll is hidden from that player: they could not choose dice to reroll.
-    blind = command.mode is RollMode.BLIND and not state.is_gm(ctx.actor)
-    if blind and usable and not command.auto_reroll:
+def refuse_unseen_rerolls(state: SessionState, ctx: Context, mode: RollMode, usable: int) -> None:
+    """Refuse a player rerolls they would choose on their own blind roll, hidden from them."""
+    if mode is RollMode.BLIND and not state.is_gm(ctx.actor) and usable:
         raise RerollError(
             "a blind roll is hidden from you, so you cannot choose dice to reroll: "
             "roll it with no rerolls, or let them be chosen automatically"
@@ -245,7 +242,8 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     action = state.actions.get(action_id)
     if action is not None and action.owner != ctx.actor:
         raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
-    _refuse_unseen_rerolls(state, ctx, command, usable)
+    # The default policy may choose for a roller who cannot see the dice.
+    refuse_unseen_rerolls(state, ctx, command.mode, 0 if command.auto_reroll else usable)
     request = new_request(
         state,
         ctx,

@@ -130,6 +130,23 @@ def test_a_player_may_not_hold_rerolls_on_a_blind_roll_they_cannot_see() -> None
     assert table.state.rolls[2].resolution is None
 
 
+def test_a_player_may_not_hold_rerolls_on_their_side_of_a_blind_opposed_check() -> None:
+    table = Table()
+    duel = cmd.RequestOpposed(
+        ev.CheckSide("ann", "1d20"), ev.CheckSide("bob", "1d20"), rerolls=1,
+        mode=RollMode.BLIND,
+    )  # fmt: skip
+    error = table.refused("ann", duel)
+    assert isinstance(error, RerollError) and "cannot choose dice to reroll" in str(error)
+    # A GM's own side of a blind check may hold rerolls: the GM sees the dice.
+    gms = cmd.RequestOpposed(
+        ev.CheckSide("gm", "1d20"), ev.CheckSide("orc", "1d20"), rerolls=1,
+        mode=RollMode.BLIND, faces=(3, 9),
+    )  # fmt: skip
+    table.run("gm", gms)
+    assert table.state.rolls[1].resolution is None  # waiting for the GM's rerolls
+
+
 def test_an_opponent_who_cannot_see_a_private_check_gets_no_rerolls() -> None:
     table = Table()
     for mode in (RollMode.GM, RollMode.SELF):
