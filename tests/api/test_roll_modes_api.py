@@ -66,6 +66,8 @@ def test_each_mode_shows_a_roll_to_exactly_its_audience_in_every_read(
         assert bool(sealed) != seen and all(s["roll_id"] == roll_id for s in sealed)
         receipt = api.get(f"{base}/rolls/{roll_id}/receipt", token)
         assert (receipt.status_code == 200) == seen, (mode, role, receipt.text)
+        review = api.get(f"{base}/rolls/{roll_id}/review", token)  # a GM's page
+        assert (review.status_code == 200) == (seen and role == "mira"), (mode, role)
         counted = stats_of_ann(api, table, token)
         assert counted["excluded"]["hidden"] == (0 if role in COUNTED_FOR[mode] else 1)
 
