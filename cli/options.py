@@ -13,6 +13,7 @@ import click
 from diceledger.cli.output import shown
 from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.session.events import Amount
+from diceledger.domain.session.modes import RollMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 # Python's int() also reads other scripts' digits (Arabic-Indic, Devanagari ...) and
@@ -116,7 +117,7 @@ class RollOptions:
     reroll_scope: RerollScope = RerollScope.EFFECT
     auto_reroll: bool = False
     action_id: str | None = None
-    blind: bool = False
+    mode: RollMode = RollMode.PUBLIC
     on_behalf_of: str | None = None
     no_explode: bool = False
     salt: str = ""
@@ -173,13 +174,30 @@ def check_options(function: F) -> F:
     return function
 
 
+def roll_mode(mode: str | None, blind: bool) -> RollMode:
+    """Return the mode ``--mode`` names; ``--blind`` is the older way to say ``--mode blind``."""
+    if blind and mode not in (None, RollMode.BLIND.value):
+        raise click.UsageError(f"--blind is --mode blind: give one of --blind or --mode {mode}")
+    return RollMode.BLIND if blind else RollMode(mode or RollMode.PUBLIC.value)
+
+
+MODE_HELP = (
+    "Who sees the roll until it is revealed: public (everyone), gm (you and the GMs), "
+    "blind (the GMs only, not you), self (you only, until you reveal it or the session ends)."
+)
+MODE_OPTION = click.option("--mode", type=click.Choice([m.value for m in RollMode]), help=MODE_HELP)
+BLIND_OPTION = click.option("--blind", is_flag=True, help="The same as --mode blind.")
+
+
 def _roll_options(given: dict[str, Any]) -> RollOptions:
+    rest = {key: value for key, value in given.items() if key not in ("mode", "blind")}
     return RollOptions(
         **{
-            **given,
+            **rest,
             "eased": tuple(given["eased"]),
             "hindered": tuple(given["hindered"]),
             "reroll_scope": RerollScope(given["reroll_scope"]),
+            "mode": roll_mode(given["mode"], given["blind"]),
         }
     )
 
@@ -187,7 +205,7 @@ def _roll_options(given: dict[str, Any]) -> RollOptions:
 def roll_options(function: F) -> F:
     """Add the options every roll shares, handed to the command as ``options: RollOptions``."""
     function = _gathered(
-        function, "options", _roll_options, tuple(f.name for f in fields(RollOptions))
+        function, "options", _roll_options, (*(f.name for f in fields(RollOptions)), "blind")
     )
     for decorator in reversed(
         [
@@ -223,9 +241,8 @@ def roll_options(function: F) -> F:
                 metavar="ID",
                 help="Group this roll with others of the same action (shared rerolls).",
             ),
-            click.option(
-                "--blind", is_flag=True, help="GM only: hide the roll from players until revealed."
-            ),
+            MODE_OPTION,
+            BLIND_OPTION,
             click.option(
                 "--for",
                 "on_behalf_of",

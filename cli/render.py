@@ -11,6 +11,7 @@ from diceledger.cli.output import shown, style, verdict
 from diceledger.domain.dice.render import render_roll
 from diceledger.domain.json import JsonObject
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.views import roll_line
 from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
@@ -41,7 +42,7 @@ def _printable(seen: ShownRoll) -> ShownRoll:
 def roll_text(seen: SeenRoll) -> str:
     """Return one or two lines: who rolled what, every die, and the outcome."""
     if isinstance(seen, HiddenRoll):
-        return f"#{seen.roll_id}: the GM rolled blind"  # not even for whom, or why
+        return f"#{seen.roll_id}: {seen.text}"  # who rolled, in which mode: not what or why
     session_id = shown(seen.session_id)
     seen = _printable(seen)
     roll = seen.roll
@@ -49,8 +50,8 @@ def roll_text(seen: SeenRoll) -> str:
     head = f"#{roll.roll_id} {shown(request.on_behalf_of)} {request.kind}"
     if request.label:
         head += f" ({shown(request.label)})"
-    if request.blind:
-        head += " [blind]" if roll.hidden else " [blind, revealed]"
+    if roll.mode is not RollMode.PUBLIC:
+        head += f" [{roll.mode}]" if roll.hidden else f" [{roll.mode}, revealed]"
     resolution = roll.resolution
     if request.opponent is not None:
         return _opposed_text(head, seen)

@@ -111,5 +111,5 @@ def standing_text(summary: dict[str, Any]) -> str:
             f"sum of totals {totals['sum_of_totals']}"
         )
     if summary["hidden_rolls"]:
-        lines.append(f"  ({summary['hidden_rolls']} blind rolls not shown)")
+        lines.append(f"  ({summary['hidden_rolls']} hidden rolls not shown)")
     return "\n".join(lines)

@@ -10,7 +10,9 @@ from diceledger.cli.calls import Rolled
 from diceledger.cli.context import AppContext, json_option, pass_app
 from diceledger.cli.options import (
     AMOUNT,
+    BLIND_OPTION,
     FACES,
+    MODE_OPTION,
     ROLL,
     SESSION,
     WHOLE,
@@ -18,6 +20,7 @@ from diceledger.cli.options import (
     RollOptions,
     WholeNumber,
     check_options,
+    roll_mode,
     roll_options,
     whole_number,
 )
@@ -121,7 +124,7 @@ def _request(
         rerolls=options.rerolls,
         reroll_scope=options.reroll_scope,
         auto_reroll=options.auto_reroll,
-        blind=options.blind,
+        mode=options.mode,
         on_behalf_of=options.on_behalf_of,
         label=options.label,
         salt=options.salt,
@@ -257,7 +260,8 @@ def save(
 @click.option("--vs-hindered", type=AMOUNT, multiple=True, help="Hindered X for the other side.")
 @click.option("--for", "on_behalf_of", metavar="NAME", help="GM only: roll your side for another.")
 @click.option("--action", "action_id", metavar="ID", help="Group this roll with an action.")
-@click.option("--blind", is_flag=True, help="GM only: hide the roll until revealed.")
+@MODE_OPTION
+@BLIND_OPTION
 @click.option("--no-explode", is_flag=True, help="No die of this check explodes.")
 @click.option("--salt", default="", help="Extra entropy mixed into this roll's dice.")
 @click.option("--label", help="A note shown with the roll.")
@@ -302,6 +306,7 @@ def opposed(
     vs_hindered: tuple[Amount, ...],
     on_behalf_of: str | None,
     action_id: str | None,
+    mode: str | None,
     blind: bool,
     no_explode: bool,
     salt: str,
@@ -336,7 +341,7 @@ def opposed(
         rerolls=rerolls,
         reroll_scope=RerollScope(reroll_scope),
         opponent_rerolls=vs_reroll,
-        blind=blind,
+        mode=roll_mode(mode, blind),
         on_behalf_of=on_behalf_of,
         label=label,
         salt=salt,

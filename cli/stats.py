@@ -156,7 +156,7 @@ def table_text(report: PlayerReport, across: str = "all sessions", whose: str = 
     src, out = g["dice_source"], g["excluded"]
     lines.append(
         f"  dice {src['seeded']} seeded, {src['manual']} typed in; left out: "
-        f"{out['voided']} voided, {out['hidden']} hidden blind"
+        f"{out['voided']} voided, {out['hidden']} hidden"
     )
     return "\n".join(lines) + "\n"
 

@@ -124,6 +124,38 @@ class RollRequestedV2:
 
 
 @dataclass(frozen=True, slots=True)
+class RollRequestedV3:
+    """A roll was asked for (version 3: only a GM's blind roll was hidden, no modes)."""
+
+    roll_id: int
+    nonce: int
+    epoch: int
+    roller: str
+    on_behalf_of: str
+    kind: str
+    side: ev.CheckSide
+    median: bool
+    exploding: bool
+    target: int | None
+    dc_modifier: int | None
+    dc_label: str | None
+    against: str | None
+    opponent: ev.CheckSide | None
+    action_id: str
+    rerolls_granted: int
+    reroll_scope: str
+    blind: bool
+    label: str | None
+    client_seed: str
+    salt: str
+    manual: bool
+    replaces: int | None
+    opponent_rerolls_granted: int | None = None
+    references: tuple[ev.SheetValue, ...] = ()
+    asked: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DieRerolledV1:
     """A die was rerolled (version 1: single-sided rolls only, so no side or round)."""
 
@@ -168,6 +200,12 @@ def _no_sheet_values(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "references": [], "asked": []}
 
 
+def _blind_as_mode(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 3 knew one hidden roll, the GM's blind one; every other roll was public.
+    rest = {key: value for key, value in data.items() if key != "blind"}
+    return {**rest, "mode": "blind" if data.get("blind") else "public"}
+
+
 def _first_side_first_round(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 rerolls and accepts were of single-sided rolls: side 0, round 1.
     return {**data, "side": 0, "round": 1}
@@ -180,6 +218,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("DisputeResolved", 1): _decided_at_unknown,
     ("RollRequested", 1): _no_opposed_rerolls,
     ("RollRequested", 2): _no_sheet_values,
+    ("RollRequested", 3): _blind_as_mode,
     ("DieRerolled", 1): _first_side_first_round,
     ("RollAccepted", 1): _first_side_first_round,
 }
@@ -192,6 +231,7 @@ OLDER_SHAPES: dict[tuple[str, int], type] = {
     ("DisputeResolved", 1): DisputeResolvedV1,
     ("RollRequested", 1): RollRequestedV1,
     ("RollRequested", 2): RollRequestedV2,
+    ("RollRequested", 3): RollRequestedV3,
     ("DieRerolled", 1): DieRerolledV1,
     ("RollAccepted", 1): RollAcceptedV1,
 }

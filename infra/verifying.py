@@ -15,6 +15,7 @@ from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.session.events import RollRequested
 from diceledger.domain.session.guards import require_gm
 from diceledger.domain.session.state import replay
+from diceledger.domain.session.visibility import may_see
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.review import review
 from diceledger.domain.verification.sheet_review import Setter, sheet_rows
@@ -55,7 +56,7 @@ def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) ->
     state = replay((r.stream_version, from_record(r)) for r in records)
     require_gm(state, actor, "review a roll")
     roll = state.rolls.get(roll_id)
-    if roll is None:
+    if roll is None or not may_see(state, roll, actor):  # a player's self roll, not yet shown
         raise NotFoundError(f"no roll {roll_id} in session '{session_id}'")
     refs = [
         (r.position, r.stream_version, r.event_type, r.hash)

@@ -17,6 +17,11 @@ from diceledger.domain.dice.sources import Provenance
 from diceledger.web.schemas import EXPRESSION, LABEL, TEXT
 
 Status = Literal["awaiting_rerolls", "resolved"]
+Mode = Literal["public", "gm", "blind", "self"]
+MODE = (
+    "Who sees the roll until it is revealed: public, gm (the roller and the GMs), blind "
+    "(the GMs only), self (the roller only)"
+)
 CHECKPOINT = "The signed checkpoint the command produced (docs/verification.md)"
 
 
@@ -98,7 +103,8 @@ class ShownRollAnswer(Shape):
     kind: RollKind
     roller: str
     for_: str = Field(alias="for", description="Whom the roll is for")
-    blind: bool
+    mode: Mode = Field(description=MODE)
+    blind: bool = Field(description="The same as mode blind")
     label: str | None = Field(max_length=LABEL)
     expression: str = Field(max_length=EXPRESSION)
     action_id: str
@@ -117,7 +123,7 @@ class ShownRollAnswer(Shape):
     disputed: bool
     open_dispute: bool
     ruling: RulingAnswer | None
-    hidden: bool = Field(description="A blind roll not yet revealed")
+    hidden: bool = Field(description="A roll not public and not yet revealed")
     line: str = Field(description="The roll in one line")
     exploding: bool
     manual: bool
@@ -145,8 +151,10 @@ class HiddenRollAnswer(Shape):
     session_id: str
     roll_id: int = Field(ge=1)
     roller: str
-    blind: Literal[True]
+    mode: Literal["gm", "blind", "self"] = Field(description=MODE)
+    blind: bool = Field(description="The same as mode blind")
     status: Literal["hidden"]
+    text: str = Field(description='What the viewer reads of it, e.g. "Ann rolled privately"')
 
 
 RollAnswer = ShownRollAnswer | HiddenRollAnswer

@@ -20,6 +20,7 @@ from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind, Ta
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 
 TEXT = 500  # titles, names, reasons, notes
 LABEL = 80
@@ -177,7 +178,13 @@ class RollBody(Body):
     reroll_scope: Literal["effect", "damage"] = "effect"
     auto_reroll: bool = False
     action: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
-    blind: bool = False
+    mode: Literal["public", "gm", "blind", "self"] | None = Field(
+        default=None,
+        description="Who sees the roll until it is revealed: public (everyone, the default), "
+        "gm (the roller and the GMs), blind (the GMs only), self (the roller only, until "
+        "the roller reveals it or the session ends)",
+    )
+    blind: bool = Field(default=False, description="The same as mode blind (older clients)")
     for_: str | None = Field(default=None, alias="for", max_length=TEXT, json_schema_extra=PLAIN)
     label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
     salt: str = Field(default="", max_length=SALT, json_schema_extra=PLAIN)
@@ -185,6 +192,12 @@ class RollBody(Body):
     replaces: int | None = Field(default=None, ge=1)
     no_explode: bool = False
     vs: OpposingSide | None = None
+
+    def _mode(self) -> RollMode:
+        # ``blind: true`` is how clients asked before modes; it means mode blind.
+        if self.blind and self.mode not in (None, RollMode.BLIND.value):
+            raise InvalidInputError(f"blind: true is mode blind; give one, not mode {self.mode}")
+        return RollMode.BLIND if self.blind else RollMode(self.mode or RollMode.PUBLIC.value)
 
     def command(self, actor: str) -> cmd.RequestRoll | cmd.RequestOpposed:
         """Return the typed command this body asks for."""
@@ -208,7 +221,7 @@ class RollBody(Body):
             rerolls=self.reroll,
             reroll_scope=RerollScope(self.reroll_scope),
             auto_reroll=self.auto_reroll,
-            blind=self.blind,
+            mode=self._mode(),
             on_behalf_of=self.for_,
             label=self.label,
             salt=self.salt,
@@ -268,7 +281,7 @@ class RollBody(Body):
             rerolls=self.reroll,
             reroll_scope=RerollScope(self.reroll_scope),
             opponent_rerolls=other.reroll,
-            blind=self.blind,
+            mode=self._mode(),
             on_behalf_of=self.for_,
             label=self.label,
             salt=self.salt,

@@ -1,10 +1,11 @@
 """The per-player statistics fold: each event turns into changes of integer counters.
 
 Counters are keyed by (session, player, scope, metric). Scope ``all`` is what a GM of the
-session sees; scope ``public`` is what everyone else sees, where a blind roll counts only
-as ``excluded.hidden`` until it is revealed. A voided roll counts only as
-``excluded.voided``. Because every change is a difference of integer counters, folding a
-log in one pass or in many batches gives the same numbers.
+session sees (every roll but a self roll not yet shown); scope ``public`` is what everyone
+else sees, where a roll not public counts only as ``excluded.hidden`` until it is revealed
+(its own roller included: the counters are shared, not kept per viewer). A voided roll
+counts only as ``excluded.voided``. Because every change is a difference of integer
+counters, folding a log in one pass or in many batches gives the same numbers.
 
 The fold keeps the state of the sessions it is working on. Given ``load_history``, it keeps
 at most ``max_sessions`` of them and reloads an evicted one from its stream; without it,
@@ -23,6 +24,7 @@ from diceledger.domain.projections.characters import played_characters
 from diceledger.domain.projections.facts import Metrics, allowance_for, players_of, roll_facts
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.visibility import EVERYONE, may_see
 
@@ -105,7 +107,12 @@ class StatisticsFold:
         roll_id = ev.roll_id_of(event)
         roll = None if roll_id is None else state.rolls.get(roll_id)
         before = self._before(session, event, roll)
+        # The end shows every self roll: each counts again, as everyone now sees it.
+        ending = self._self_rolls(session) if isinstance(event, ev.SessionEnded) else []
         evolve(state, version, event)
+        for shown, counted in ending:
+            tally.add(stream_id, counted, -1)
+            tally.add(stream_id, self._scoped(session, shown), 1)
         match event:
             # The most frequent events first: a match tries its cases in order.
             case (
@@ -160,6 +167,13 @@ class StatisticsFold:
             case _:
                 return None
 
+    def _self_rolls(self, session: _Session) -> list[tuple[Roll, Scoped]]:
+        return [
+            (roll, self._scoped(session, roll))
+            for roll in session.state.rolls.values()
+            if roll.hidden and roll.mode is RollMode.SELF
+        ]
+
     def _scoped(self, session: _Session, roll: Roll) -> Scoped:
         if roll.resolution is None:
             return {}
@@ -173,10 +187,12 @@ class StatisticsFold:
         if played is not None:  # the same figures, under each side's character
             shown = {played[name]: metrics for name, metrics in shown.items()}
             players = [played[name] for name in players]
-        # Scope public is what EVERYONE may see, by the one visibility rule; a GM sees all.
+        # Scope public is what EVERYONE may see, by the one visibility rule; scope all is
+        # what every GM sees: all but a self roll not yet shown (its roller alone sees it).
+        hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
         if may_see(session.state, roll, EVERYONE):
             return {ALL: shown, PUBLIC: shown}
-        return {ALL: shown, PUBLIC: {name: Counter({"excluded.hidden": 1}) for name in players}}
+        return {ALL: hidden if roll.mode is RollMode.SELF else shown, PUBLIC: hidden}
 
     @staticmethod
     def _count(tally: Tally, session_id: str, player: str, metric: str) -> None:

@@ -2,7 +2,8 @@
 
 Which blind rolls stay hidden is decided by the whole session (``hidden_from`` of
 domain/session/visibility.py): a roll revealed later is shown in full from its first event
-on; one never revealed shows to a player only as "the GM rolled blind", with no faces or
+on; one never revealed shows to a viewer only as, say, "the GM rolled blind" or "Ann rolled
+privately" (modes.hidden_text), with no faces or
 totals.
 """
 
@@ -20,10 +21,19 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.sheet_lines import describe_sheet, sheet_values
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode, hidden_text
 from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.views import roll_line
 
-BLIND = "the GM rolled blind"
+BLIND = hidden_text(RollMode.BLIND, "", roller_is_gm=True)  # a GM's blind roll, to a player
+
+
+def hidden_line(state: SessionState, roll_id: int) -> str:
+    """Return what a viewer who may not see roll ``roll_id`` reads of its request."""
+    request = state.rolls[roll_id].request
+    return hidden_text(RollMode(request.mode), request.roller, state.is_gm(request.roller))
+
+
 # The event type of every line of a hidden roll after its request: the real types would
 # tell a player how the dice fell (a DieExploded line means a die showed its maximum).
 HIDDEN_EVENT = "Hidden"
@@ -77,8 +87,8 @@ def line_of(state: SessionState, item: Logged, hidden: frozenset[int]) -> Line:
     secret = roll_id in hidden
     requested = isinstance(event, ev.RollRequested)
     name = HIDDEN_EVENT if secret and not requested else type(event).__name__
-    if secret:
-        text = f"#{roll_id} {BLIND}" if requested else f"#{roll_id}"
+    if roll_id is not None and secret:
+        text = f"#{roll_id} {hidden_line(state, roll_id)}" if requested else f"#{roll_id}"
         detail: JsonObject = {"roll_id": roll_id}
     else:
         text = describe(state, event)
@@ -160,7 +170,7 @@ def _request(e: ev.RollRequested) -> str:
             if e.opponent and e.opponent_rerolls_granted
             else ""
         ),
-        "blind" if e.blind else "",
+        e.mode if e.mode != RollMode.PUBLIC else "",
         "typed-in dice" if e.manual else "",
         f"by {e.roller}" if e.roller != e.on_behalf_of else "",
         f"'{e.label}'" if e.label else "",
@@ -211,7 +221,7 @@ def _roll_event(roll: Roll, event: ev.RollFollowUp) -> str:
             note = f": {event.note}" if event.note else ""
             return f"dispute ruled {event.outcome} by {event.by}{note}"
         case ev.RollRevealed():
-            return f"blind roll revealed by {event.by}"
+            return f"{roll.mode} roll revealed by {event.by}"
         case _:
             assert_never(event)
 

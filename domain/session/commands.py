@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 
 
 class Ruling(StrEnum):
@@ -60,7 +61,7 @@ class RequestRoll:
     rerolls: int = 0
     reroll_scope: RerollScope = RerollScope.EFFECT
     auto_reroll: bool = False
-    blind: bool = False
+    mode: RollMode = RollMode.PUBLIC
     on_behalf_of: str | None = None
     label: str | None = None
     salt: str = ""
@@ -88,7 +89,7 @@ class RequestOpposed:
     rerolls: int = 0
     reroll_scope: RerollScope = RerollScope.EFFECT
     opponent_rerolls: int | None = 0
-    blind: bool = False
+    mode: RollMode = RollMode.PUBLIC
     on_behalf_of: str | None = None
     label: str | None = None
     salt: str = ""

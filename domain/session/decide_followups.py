@@ -17,6 +17,7 @@ from diceledger.domain.session.decide_rolls import (
     source_for,
 )
 from diceledger.domain.session.guards import find_roll, require_gm, require_member, require_open
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.rolls import dice_events, replay_state
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 
@@ -102,10 +103,14 @@ def accept_roll(state: SessionState, command: cmd.Accept, ctx: Context) -> list[
 
 
 def reveal_roll(state: SessionState, command: cmd.RevealRoll, ctx: Context) -> list[ev.Event]:
-    """Show a blind roll to the players."""
+    """Show a hidden roll to everyone: a gm or blind roll by a GM, a self roll by its roller."""
     require_open(state)
-    require_gm(state, ctx.actor, "reveal a blind roll")
+    require_member(state, ctx.actor)
+    own = state.rolls.get(command.roll_id)
+    if own is None or own.mode is not RollMode.SELF or own.request.roller != ctx.actor:
+        # A GM may not see, so not find, a self roll of someone else's.
+        require_gm(state, ctx.actor, "reveal a gm or blind roll")
     roll = find_roll(state, command.roll_id, ctx.actor)
     if not roll.hidden:
-        raise RollError(f"roll {command.roll_id} is not a hidden blind roll")
+        raise RollError(f"roll {command.roll_id} is not hidden: everyone sees it already")
     return [ev.RollRevealed(roll.roll_id, ctx.actor)]

@@ -35,10 +35,12 @@ from diceledger.domain.session.decide_rolls import (
     check_texts,
     finish_manual,
     new_request,
+    refuse_unseen_rerolls,
     refuse_while_opposed_waits,
     source_for,
 )
 from diceledger.domain.session.guards import require_gm, require_member, require_open
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import (
     Standing,
     may_decide,
@@ -145,10 +147,17 @@ def _allowances(
         raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
     if usable:
         refuse_while_opposed_waits(state, action_id)
+    refuse_unseen_rerolls(state, ctx, command.mode, usable)
     opponent = command.opponent.name
     member = state.members.get(opponent)
-    if command.blind and command.opponent_rerolls and member is not None and not member.is_gm:
-        raise RerollError(f"{opponent} cannot reroll in a blind roll they cannot see")
+    # A roll not public is hidden from an opponent who is neither its roller nor a GM.
+    if (
+        command.mode is not RollMode.PUBLIC
+        and command.opponent_rerolls
+        and member is not None
+        and not member.is_gm
+    ):
+        raise RerollError(f"{opponent} cannot reroll in a {command.mode} roll they cannot see")
     return granted, scope, [usable, command.opponent_rerolls]
 
 
@@ -165,8 +174,6 @@ def request_opposed(
         require_gm(state, ctx.actor, f"roll for the NPC '{opponent.name}'")
     if opponent.name == side.name:
         raise RollError("an opposed check needs two different sides")
-    if command.blind:
-        require_gm(state, ctx.actor, "roll blind")
     check_texts(command, [side, opponent])
     check_npc_names(state, ctx, [side, opponent])
     refuse_opponent_numbers(state, opponent)

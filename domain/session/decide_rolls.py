@@ -17,6 +17,7 @@ from diceledger.domain.session.guards import (
     require_member,
     require_open,
 )
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import waiting_on_action
 from diceledger.domain.session.references import dc_by_reference, from_saved, resolve_sides
 from diceledger.domain.session.rolls import dice_events, spec_of
@@ -81,13 +82,21 @@ def finish_manual(source: DiceSource) -> None:
         source.finish()
 
 
-def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None, blind: bool) -> str:
+def _owner(state: SessionState, ctx: Context, on_behalf_of: str | None) -> str:
+    # Every member may roll in every mode; only a GM rolls for someone else.
     owner = on_behalf_of or ctx.actor
     if owner != ctx.actor:
         require_gm(state, ctx.actor, "roll for someone else or an NPC")
-    if blind:
-        require_gm(state, ctx.actor, "roll blind")
     return owner
+
+
+def refuse_unseen_rerolls(state: SessionState, ctx: Context, mode: RollMode, usable: int) -> None:
+    """Refuse a player rerolls they would choose on their own blind roll, hidden from them."""
+    if mode is RollMode.BLIND and not state.is_gm(ctx.actor) and usable:
+        raise RerollError(
+            "a blind roll is hidden from you, so you cannot choose dice to reroll: "
+            "roll it with no rerolls, or let them be chosen automatically"
+        )
 
 
 def _check_target(command: cmd.RequestRoll, kind: RollKind) -> None:
@@ -211,7 +220,7 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     """Roll a plain roll, a check or a save, and resolve it unless rerolls may follow."""
     require_open(state)
     require_member(state, ctx.actor)
-    owner = _owner(state, ctx, command.on_behalf_of, command.blind)
+    owner = _owner(state, ctx, command.on_behalf_of)
     command = from_saved(state, command, owner)
     kind = RollKind(command.kind)
     _check_target(command, kind)
@@ -233,6 +242,8 @@ def request_roll(state: SessionState, command: cmd.RequestRoll, ctx: Context) ->
     action = state.actions.get(action_id)
     if action is not None and action.owner != ctx.actor:
         raise PermissionDeniedError(f"action '{action_id}' belongs to {action.owner}")
+    # The default policy may choose for a roller who cannot see the dice.
+    refuse_unseen_rerolls(state, ctx, command.mode, 0 if command.auto_reroll else usable)
     request = new_request(
         state,
         ctx,
@@ -310,7 +321,7 @@ def new_request(
         action_id=action_id,
         rerolls_granted=rerolls_granted,
         reroll_scope=reroll_scope,
-        blind=command.blind,
+        mode=command.mode.value,
         label=command.label,
         client_seed=state.members[ctx.actor].client_seed,
         salt=command.salt,

@@ -14,6 +14,7 @@ from diceledger.domain.dice.ladder import SIZES
 from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind
 from diceledger.domain.dice.sources import ALGORITHM, WORDS_PER_BLOCK, Provenance
 from diceledger.domain.session.commands import Ruling
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.sheets import (
     ATTRIBUTE_PATTERN,
     MAX_SHEET_VALUE,
@@ -38,7 +39,9 @@ class FieldDoc:
     pattern: str | None = None
 
 
-def _values(enum: type[Reason | RollKind | RerollScope | Provenance | Ruling]) -> tuple[str, ...]:
+def _values(
+    enum: type[Reason | RollKind | RerollScope | Provenance | Ruling | RollMode],
+) -> tuple[str, ...]:
     return tuple(member.value for member in enum)
 
 
@@ -189,7 +192,12 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
         "reroll_scope": FieldDoc(
             "The action's allowance scope (R11).", choices=_values(RerollScope)
         ),
-        "blind": FieldDoc("A GM's roll hidden from players until revealed."),
+        "mode": FieldDoc(
+            "Who sees the roll until it is revealed: public (everyone), gm (the roller and "
+            "the GMs), blind (the GMs only), self (the roller only, until the session ends).",
+            choices=_values(RollMode),
+        ),
+        "blind": FieldDoc("Versions 1 to 3: a GM's roll hidden from players until revealed."),
         "label": FieldDoc("A free-text note on the roll."),
         "client_seed": FieldDoc(
             "The roller's client seed as it stood at the request; the dice message uses it."

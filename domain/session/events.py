@@ -118,9 +118,12 @@ class RollRequested(EventBase):
     ``references`` are the sheet values the request used, and ``asked`` the expressions
     as typed, one per side, when a side referenced the sheet (its ``expression`` then holds
     the values written out). Version 2 had neither: every MOD was typed as a number.
+
+    ``mode`` is a RollMode value (public, gm, blind, self): who sees the roll until it is
+    revealed. Version 3 had only ``blind``, a GM's roll hidden from players.
     """
 
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     roll_id: int
     nonce: int
     epoch: int
@@ -138,7 +141,7 @@ class RollRequested(EventBase):
     action_id: str
     rerolls_granted: int
     reroll_scope: str
-    blind: bool
+    mode: str  # RollMode
     label: str | None
     client_seed: str
     salt: str

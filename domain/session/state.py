@@ -17,6 +17,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.sheets import PLAYER_SHEETS, Character, Entry, SavedRoll
 
 # The version of the fold below. Bump it whenever ``evolve`` (or a record it builds)
@@ -110,9 +111,14 @@ class Roll:
         return bool(self.disputes) and self.ruling is None
 
     @property
+    def mode(self) -> RollMode:
+        """Return who the roll is shown to until it is revealed."""
+        return RollMode(self.request.mode)
+
+    @property
     def hidden(self) -> bool:
-        """Tell whether players may not see it yet (a blind roll not revealed)."""
-        return self.request.blind and not self.revealed
+        """Tell whether some member may not see it yet (a roll not public, not revealed)."""
+        return self.mode is not RollMode.PUBLIC and not self.revealed
 
     @property
     def accepted(self) -> bool:
@@ -261,6 +267,10 @@ def _seed_revealed(state: SessionState, e: ev.SeedRevealed) -> None:
 
 def _ended(state: SessionState, e: ev.SessionEnded) -> None:
     state.ended = True
+    # A roll for the roller's eyes only is shown to all once the session is over.
+    for roll in state.rolls.values():
+        if roll.mode is RollMode.SELF:
+            roll.revealed = True
     if e.ended_at is not None:
         ended_at = parse_timestamp(e.ended_at)
         state.disputes_until = ended_at + timedelta(seconds=e.dispute_window)

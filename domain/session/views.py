@@ -14,6 +14,7 @@ from diceledger.domain.dice.request import RerollScope, Target
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode, hidden_text
 from diceledger.domain.session.opposed import rerolls_left, side_name, side_scope, waiting_side
 from diceledger.domain.session.rolls import (
     die_records,
@@ -84,7 +85,8 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
         "kind": request.kind,
         "roller": request.roller,
         "for": request.on_behalf_of,
-        "blind": request.blind,
+        "mode": request.mode,
+        "blind": request.mode == RollMode.BLIND,
         "label": request.label,
     }
     resolution = roll.resolution
@@ -109,7 +111,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
         "ruling": None
         if roll.ruling is None
         else {"outcome": roll.ruling.outcome, "by": roll.ruling.by, "note": roll.ruling.note},
-        "hidden": roll.hidden,  # a blind roll not yet revealed (only a GM sees it at all)
+        "hidden": roll.hidden,  # not public and not yet revealed: someone may not see it
         "line": roll_line(roll),
     }
     view |= {"exploding": request.exploding, "manual": request.manual}
@@ -149,14 +151,17 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
 
 
 def hidden_roll_view(session: SessionState, roll: Roll) -> JsonObject:
-    """Return what a viewer who may not see a roll learns: that the GM rolled, not for whom,
-    what or why."""
+    """Return what a viewer who may not see a roll learns: who rolled and in which mode,
+    not for whom, what or why."""
+    roller = roll.request.roller
     return {
         "session_id": session.session_id,
         "roll_id": roll.roll_id,
-        "roller": roll.request.roller,
-        "blind": True,
+        "roller": roller,
+        "mode": roll.mode.value,
+        "blind": roll.mode is RollMode.BLIND,
         "status": "hidden",
+        "text": hidden_text(roll.mode, roller, session.is_gm(roller)),
     }
 
 

@@ -1,10 +1,11 @@
 """Who may see a roll: the one rule every output of a session goes through.
 
-Today a roll is hidden only while it is a GM's blind roll not yet revealed, and a GM sees
-every roll. A roll mode (a roll shown to the roller and the GMs, or to the roller alone)
-is another case of this rule, answered here and nowhere else: the application layer turns
-each roll into a shown or a hidden view by it, and the projections that hide rolls from a
-viewer (timeline, feed, luck, receipts, exports) ask it too.
+A public or revealed roll is seen by everyone. Until it is revealed, a ``gm`` roll is seen
+by its roller and the GMs, a ``blind`` one by the GMs only (not by a player who rolled it),
+and a ``self`` one by its roller alone, GMs included (the session's end reveals it). This is
+answered here and nowhere else: the application layer turns each roll into a shown or a
+hidden view by it, and the projections that hide rolls from a viewer (timeline, feed,
+statistics, luck, receipts, exports) ask it too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TypeAlias
 
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import Roll, SessionState
 
 
@@ -30,7 +32,15 @@ def may_see(session: SessionState, roll: Roll, viewer: Viewer) -> bool:
     """Tell whether ``viewer`` may see the roll's request, dice and outcome."""
     if not roll.hidden:
         return True
-    return isinstance(viewer, str) and session.is_gm(viewer)
+    if not isinstance(viewer, str):
+        return False
+    match roll.mode:
+        case RollMode.SELF:
+            return viewer == roll.request.roller
+        case RollMode.BLIND:
+            return session.is_gm(viewer)
+        case _:
+            return viewer == roll.request.roller or session.is_gm(viewer)
 
 
 def hidden_from(session: SessionState, viewer: Viewer) -> frozenset[int]:

@@ -22,6 +22,7 @@ from diceledger.domain.errors import RollError
 from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import SIDES, side_roller
 from diceledger.domain.session.state import GM, SessionState
 from diceledger.domain.verification.logged_dice import roll_run
@@ -75,7 +76,7 @@ def _request(
             rerolls=head.rerolls_granted,
             reroll_scope=RerollScope(head.reroll_scope),
             opponent_rerolls=head.opponent_rerolls_granted,
-            blind=head.blind,
+            mode=RollMode(head.mode),
             label=head.label,
             salt=head.salt,
             faces=faces,
@@ -102,7 +103,7 @@ def _request(
         action_id=head.action_id,
         rerolls=head.rerolls_granted,
         reroll_scope=RerollScope(head.reroll_scope),
-        blind=head.blind,
+        mode=RollMode(head.mode),
         on_behalf_of=head.on_behalf_of,
         label=head.label,
         salt=head.salt,

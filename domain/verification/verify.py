@@ -463,7 +463,7 @@ def _sealed_roll(roll_id: int) -> Roll:
         roll_id=roll_id, nonce=0, epoch=0, roller="", on_behalf_of="", kind="effect",
         side=nothing, median=False, exploding=False, target=None, dc_modifier=None,
         dc_label=None, against=None, opponent=None, action_id="", rerolls_granted=0,
-        reroll_scope="effect", blind=True, label=None, client_seed="", salt="", manual=False,
+        reroll_scope="effect", mode="blind", label=None, client_seed="", salt="", manual=False,
         replaces=None,
     )  # fmt: skip
     return Roll(request, resolution=ev.RollResolved(roll_id, 0, ""))

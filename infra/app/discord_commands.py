@@ -124,6 +124,8 @@ REROLL = _number("reroll", "Rerolls you may spend on this roll", 0, 100)
 SCOPE = _choice("scope", "What the rerolls may touch", "effect", "damage")
 LABEL = _text("label", "A note shown with the roll", length=LABEL_LENGTH)
 FOR = _text("for", "GM: roll for a member or an NPC")
+# Discord caps the whole command's text: the modes are told in docs/discord.md.
+MODE = _choice("mode", "Who sees it", "public", "gm", "blind", "self")
 ROLL_ID = _number("roll", "The roll's number (#)", 1, 2**53, required=True)
 CHECK_OPTIONS = (ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED, REROLL, SCOPE, LABEL, FOR)
 
@@ -141,14 +143,15 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         _text("client_seed", "Your own entropy, mixed into every die you roll", length=500),
     )),
     Subcommand("check", "Make a check against a target or a DC", (
-        EXPRESSION, TARGET, DC, *CHECK_OPTIONS,
+        EXPRESSION, TARGET, DC, *CHECK_OPTIONS, MODE,
     )),
     Subcommand("save", "Make a save against an effect", (
         EXPRESSION, _text("against", "What the save avoids", True), TARGET, DC, *CHECK_OPTIONS,
+        MODE,
     )),
     Subcommand("roll", "Roll dice: damage or effect", (
         EXPRESSION, _choice("kind", "What the roll is for", "effect", "damage"),
-        EASED, HINDERED, REROLL, SCOPE, LABEL, FOR,
+        EASED, HINDERED, REROLL, SCOPE, LABEL, FOR, MODE,
     )),
     Subcommand("opposed", "Roll an opposed check; ties roll again", (
         EXPRESSION,
@@ -157,15 +160,15 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED,
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
-        REROLL, SCOPE, _number("vs_reroll", "Their rerolls on this check", 0, 100),
-        _flag("blind", "GM: hidden until revealed"), LABEL, FOR,
+        REROLL, SCOPE, _number("vs_reroll", "Their rerolls", 0, 100),
+        _flag("blind", "Same as mode blind"), LABEL, FOR, MODE,
     )),
-    Subcommand("blind", "GM: roll hidden from players until revealed", (
+    Subcommand("blind", "Roll seen by the GMs only", (
         EXPRESSION,
         _choice("kind", "What it is for (default effect)", "effect", "damage", "check", "save"),
         TARGET, DC, _text("against", "What a save avoids"), *CHECK_OPTIONS,
     )),
-    Subcommand("reveal", "GM: show a blind roll to the players", (ROLL_ID,)),
+    Subcommand("reveal", "Show a hidden roll", (ROLL_ID,)),
     Subcommand("dispute", "Dispute a roll", (ROLL_ID, _text("reason", "Why", True))),
     Subcommand("end", "GM: end the session and reveal its seed"),
     Subcommand("verify", "A link to verify this session, and its checkpoint now"),

@@ -18,6 +18,7 @@ from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.commands import Turn
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import side_name, waiting_side
 from diceledger.domain.session.rolls import rounds_of
 from diceledger.domain.session.state import AWAITING, GM, Epoch, Member, Roll, SessionState
@@ -73,6 +74,8 @@ class HiddenRoll:
     session_id: str
     roll_id: int
     roller: str
+    mode: RollMode
+    text: str  # what the viewer reads of it: "Ann rolled privately", "the GM rolled blind"
     view: JsonObject  # the same stub in every output
 
 
@@ -83,9 +86,9 @@ def seen_roll(state: SessionState, roll: Roll, viewer: Viewer) -> SeenRoll:
     """Return ``roll`` of ``state`` as ``viewer`` may see it: the one place that decides."""
     session_id = state.session_id or ""
     if not may_see(state, roll, viewer):
-        return HiddenRoll(
-            session_id, roll.roll_id, roll.request.roller, hidden_roll_view(state, roll)
-        )
+        view = hidden_roll_view(state, roll)
+        text = str(view["text"])
+        return HiddenRoll(session_id, roll.roll_id, roll.request.roller, roll.mode, text, view)
     left, scope = rerolls_open(state, roll)
     side = waiting_side(state, roll)
     return ShownRoll(

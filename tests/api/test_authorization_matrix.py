@@ -76,11 +76,14 @@ EXCEPTIONS: dict[tuple[tuple[str, str], Caller], Expected] = {
     (("GET", CAMPAIGN), Caller.OTHER_SESSION): NO_CAMPAIGN,
     (("GET", CAMPAIGN + "/stats"), Caller.OTHER_SESSION): NO_CAMPAIGN,
     (("POST", CAMPAIGN + "/sessions"), Caller.OTHER_SESSION): NO_CAMPAIGN,
+    # The matrix reveals a GM's blind roll: a player reveals only their own self roll
+    # (tests/api/test_roll_modes_api.py calls it in every mode, as every role).
+    (("POST", ROLL + "/reveal"), Caller.PLAYER): FORBIDDEN,
 }
 # What a player may learn of a hidden blind roll: that it exists, who rolled, where it is,
 # and (a sealed export line) each event's link in the chain.
 HIDDEN_ROLL_KEYS = frozenset(
-    {"session_id", "roll_id", "roller", "blind", "status"}
+    {"session_id", "roll_id", "roller", "mode", "blind", "status"}
     | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
     | {"stream_id", "stream_version", "sealed", "prev_hash", "hash"}
 )

@@ -203,8 +203,10 @@ def test_a_player_sees_the_gm_roll_blind_and_no_dice_until_the_roll_is_revealed(
             "session_id": table.sid,
             "roll_id": roll_id,
             "roller": "mira",
+            "mode": "blind",
             "blind": True,
             "status": "hidden",
+            "text": "the GM rolled blind",
         }
         assert "goblin" not in event.data and "sneaks past" not in event.data  # type: ignore[operator]
     # The player learns a roll happened, not what its dice did (an explosion, a reroll).
@@ -335,3 +337,25 @@ def test_each_event_and_checkpoint_fits_the_schema_the_document_gives_it(
     assert {block.event for block in blocks} >= {"CheckResolved", "checkpoint"}
     shown = [block.json().get("roll") or {} for block in blocks]
     assert "hidden" in {roll.get("status") for roll in shown}
+
+
+@pytest.mark.parametrize(
+    ("mode", "reads"),
+    [("gm", "ann rolled privately"), ("self", "ann rolled for their own eyes")],
+)
+def test_a_private_roll_streams_in_full_only_to_its_audience(
+    served: tuple[Client, Table], mode: str, reads: str
+) -> None:
+    client, table = served
+    head = client.head(table.sid, table.gm)
+    check = {**CHECK, "mode": mode, "faces": [11]}
+    with client.stream(table.sid, table.ann) as ann, client.stream(table.sid, table.bob) as bob:
+        ann.events_through(head)
+        bob.events_through(head)
+        made = client.post(f"/api/v1/sessions/{table.sid}/rolls", table.ann, check).json()
+        head = client.head(table.sid, table.gm)
+        mine, others = ann.events_through(head), bob.events_through(head)
+    assert mine[0].json()["roll"]["total"] == 16 and made["total"] == 16
+    assert others[0].json()["line"]["text"] == f"#{made['roll_id']} {reads}"
+    assert all(e.json()["roll"]["status"] == "hidden" for e in others)
+    assert all("1d20" not in e.data for e in others)  # type: ignore[operator]

@@ -160,8 +160,10 @@ def test_a_player_never_sees_a_blind_roll_or_the_unrevealed_seed(api: Api, table
         "session_id": table.sid,
         "roll_id": blind.json()["roll_id"],
         "roller": "mira",
+        "mode": "blind",
         "blind": True,
         "status": "hidden",
+        "text": "the GM rolled blind",
     }
     assert all(epoch["seed"] is None for epoch in shown["epochs"])
     export = api.get(f"/api/v1/sessions/{table.sid}/export", table.ann)

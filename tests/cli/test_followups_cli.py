@@ -252,10 +252,12 @@ def test_gm_rolls_blind_and_players_see_only_that_it_happened(ledger: Ledger, ta
     assert ledger.data("gm", "session", "show", table)["rolls"][0]["total"] == 19
 
 
-def test_player_cannot_roll_blind_or_reveal(ledger: Ledger, table: str) -> None:
-    assert ledger.refused("ann", "roll", table, "1d6", "--blind") == "only a GM may roll blind"
+def test_player_rolls_blind_but_cannot_reveal_a_blind_roll(ledger: Ledger, table: str) -> None:
     ledger.ok("gm", "roll", table, "1d6", "--blind", "--faces", "2")
-    assert ledger.refused("ann", "reveal", table, "1") == "only a GM may reveal a blind roll"
+    refusal = ledger.refused("ann", "reveal", table, "1")
+    assert refusal == "only a GM may reveal a gm or blind roll"
+    ledger.ok("ann", "roll", table, "1d6", "--blind", "--faces", "5")  # hidden from ann too
+    assert "#2: ann rolled blind" in ledger.ok("ann", "session", "show", table)
 
 
 def test_gm_reveals_a_blind_roll_to_the_players(ledger: Ledger, table: str) -> None:
@@ -264,8 +266,12 @@ def test_gm_reveals_a_blind_roll_to_the_players(ledger: Ledger, table: str) -> N
     out = ledger.ok("gm", "reveal", table, "1")
     assert out == "#1 gm effect [blind, revealed]: 1d6 (4) = 4\n"
     assert ledger.data("bob", "session", "show", table)["rolls"][0]["total"] == 4
-    assert ledger.refused("gm", "reveal", table, "1") == "roll 1 is not a hidden blind roll"
-    assert ledger.refused("gm", "reveal", table, "2") == "roll 2 is not a hidden blind roll"
+    assert (
+        ledger.refused("gm", "reveal", table, "1")
+        == "roll 1 is not hidden: everyone sees it already"
+    )
+    refusal = ledger.refused("gm", "reveal", table, "2")
+    assert refusal == "roll 2 is not hidden: everyone sees it already"
 
 
 def test_player_cannot_reveal_the_seed(ledger: Ledger, table: str) -> None:
@@ -358,7 +364,7 @@ def test_r11_auto_rerolls_with_seeded_dice_keep_the_nonces_gapless(
 # What a player may learn of a hidden blind roll in any output: that it exists, who
 # rolled, and where it sits in the log (as the API's authorization matrix allows).
 HIDDEN_ROLL_KEYS = frozenset(
-    {"session_id", "roll_id", "roller", "blind", "status"}
+    {"session_id", "roll_id", "roller", "mode", "blind", "status"}
     | {"position", "version", "recorded_at", "actor", "event", "hidden", "text", "detail"}
 )
 

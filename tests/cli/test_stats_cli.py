@@ -67,7 +67,7 @@ def test_a_voided_roll_is_left_out_and_the_table_says_so(ledger: Ledger, played:
     ledger.ok("gm", "dispute", "resolve", played, "2", "--void")
     out = ledger.ok("bob", "stats", "--session", played, "--player", "ann")
     assert "checks won 2/2 (100.0%), expected 1.00" in out
-    assert "left out: 1 voided, 0 hidden blind" in out
+    assert "left out: 1 voided, 0 hidden" in out
     assert "d20: 2 dice" in out and "too few rolls" in out
 
 

@@ -28,6 +28,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.infra.codec import new_event
 from diceledger.infra.exporting import export_lines
@@ -133,7 +134,9 @@ def play() -> tuple[list[str], int, list[str]]:
     crypt.run("bob", save)
     crypt.run(
         "mira",
-        cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(12), blind=True, on_behalf_of="orc"),
+        cmd.RequestRoll(
+            RollKind.CHECK, "1d20", target=Target(12), mode=RollMode.BLIND, on_behalf_of="orc"
+        ),
     )
     crypt.run("mira", cmd.RevealRoll(6))
     crypt.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "2d6+1", faces=(3, 6, 6, 2)))

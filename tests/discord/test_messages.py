@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.rolls import replay_state
 from diceledger.domain.session.visibility import EVERYONE
 from diceledger.infra.app.application import Application
@@ -129,7 +130,7 @@ def test_a_roll_too_long_for_one_message_is_cut_between_dice_and_keeps_its_total
 
 def test_a_hidden_blind_roll_is_summarised_without_its_dice() -> None:
     app, sid = table("ann")
-    command = cmd.RequestRoll(RollKind.EFFECT, "1d20", blind=True, label="secret door")
+    command = cmd.RequestRoll(RollKind.EFFECT, "1d20", mode=RollMode.BLIND, label="secret door")
     app.request_roll("gm", sid, command)
     assert roll_summary(app.roll(EVERYONE, sid, 1).roll, 200) == "**#1** · the GM rolled blind"
     assert "secret door" in roll_summary(app.roll("gm", sid, 1).roll, 200)

@@ -197,9 +197,10 @@ def test_a_player_on_the_other_side_of_a_blind_check_gets_no_rerolls(
     )  # fmt: skip
     assert "ann cannot reroll in a blind roll they cannot see" in refused(discord_table, answer)
     answer = discord_table.discord.run(
-        ANN, "opposed", expression="1d20", vs="bob", vs_expression="1d20", blind=True
-    )
-    assert "only a GM" in refused(discord_table, answer)
+        ANN, "opposed", expression="1d20", vs="bob", vs_expression="1d20", vs_reroll=1,
+        blind=True,
+    )  # fmt: skip
+    assert "bob cannot reroll in a blind roll they cannot see" in refused(discord_table, answer)
     assert discord_table.events() == before and discord_table.webhooks.calls == []
     rolled = discord_table.discord.run(
         MIRA, "opposed", expression="1d20", vs="ann", vs_expression="1d20", reroll=1, blind=True

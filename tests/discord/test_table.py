@@ -185,11 +185,29 @@ def test_a_players_dice_mix_their_own_client_seed_and_no_salt_the_face_chose(
     assert requested.data["salt"] == ""
 
 
-def test_a_player_cannot_roll_blind(discord_table: DiscordTable, seated: str) -> None:
-    before = discord_table.events()
+def test_a_player_rolls_blind_and_learns_only_that_they_did(
+    discord_table: DiscordTable, seated: str
+) -> None:
     answer = discord_table.discord.run(ANN, "blind", expression="1d20")
-    assert "only a GM" in refused(discord_table, answer)
-    assert discord_table.events() == before and discord_table.webhooks.calls == []
+    said = content(answer).split("\n")[0]
+    assert said == "**#1** · ann rolled blind"  # no die, no total: not even hers
+    (notice,) = discord_table.webhooks.messages()
+    assert notice["content"].split("\n")[0] == "**#1** · ann rolled blind"
+    history = content(discord_table.discord.run(MIRA, "history"))  # what the channel sees
+    assert "**#1** · ann rolled blind" in history and "1d20" not in history
+
+
+def test_a_private_check_shows_its_dice_to_the_roller_and_a_notice_to_the_channel(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    answer = discord_table.discord.run(ANN, "check", expression="1d20", target=10, mode="gm")
+    assert answer["data"]["flags"] == EPHEMERAL and "d20" in content(answer)
+    (notice,) = discord_table.webhooks.messages()
+    assert notice["content"].split("\n")[0] == "**#1** · ann rolled privately"
+    history = content(discord_table.discord.run(BOB, "history"))
+    assert "ann rolled privately" in history and "d20" not in history
+    refused_mode = discord_table.discord.run(ANN, "roll", expression="1d6", mode="secret")
+    assert "a mode is public, gm, blind or self" in refused(discord_table, refused_mode)
 
 
 def test_a_revealed_blind_roll_is_shown_to_the_channel(

@@ -14,6 +14,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
 from diceledger.infra.codec import new_event
 from diceledger.infra.store.port import EventStore
@@ -80,7 +81,7 @@ class Table:
             self.run(
                 "gm",
                 cmd.RequestRoll(
-                    RollKind.CHECK, "1d20", target=Target(10), blind=True, on_behalf_of=who
+                    RollKind.CHECK, "1d20", target=Target(10), mode=RollMode.BLIND, on_behalf_of=who
                 ),
             )
         elif pick < 0.77:

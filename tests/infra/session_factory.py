@@ -6,6 +6,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from tests.infra.support import MemoryServices, memory_services
 
 
@@ -58,7 +59,9 @@ def honest_session(rounds: int = 20, end: bool = True) -> tuple[MemoryServices, 
             sid, "gm", cmd.RequestOpposed(CheckSide("gm", "1d4"), CheckSide("orc", "1d4"))
         )
         blind = sessions.execute(
-            sid, "gm", cmd.RequestRoll(RollKind.EFFECT, "1d20", blind=True, on_behalf_of="orc")
+            sid,
+            "gm",
+            cmd.RequestRoll(RollKind.EFFECT, "1d20", mode=RollMode.BLIND, on_behalf_of="orc"),
         )
         if n == 0:
             sessions.execute(sid, "gm", cmd.RevealRoll(max(blind.state.rolls)))

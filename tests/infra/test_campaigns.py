@@ -26,6 +26,7 @@ from diceledger.domain.errors import (
 )
 from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap, in_memory
 from diceledger.infra.db import make_engine
@@ -39,7 +40,7 @@ def check(
         "1d20+1",
         target=Target(target),
         faces=(face,),
-        blind=blind,
+        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
         on_behalf_of=on_behalf_of,
     )
 

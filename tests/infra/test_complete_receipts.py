@@ -12,6 +12,7 @@ from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import ProofError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader, check_receipt
 from diceledger.infra.bootstrap import bootstrap
@@ -128,7 +129,9 @@ def test_a_players_receipt_seals_a_hidden_roll_inside_its_range(
     sid = app.start_session("gm", "Tomb of Ash").session_id
     app.join("ann", sid, cmd.JoinSession("ann"))
     app.request_roll("ann", sid, cmd.RequestRoll(RollKind.EFFECT, "1d6", rerolls=1))
-    blind = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(10), blind=True, label="ambush")
+    blind = cmd.RequestRoll(
+        RollKind.CHECK, "1d20", target=Target(10), mode=RollMode.BLIND, label="ambush"
+    )
     app.request_roll("gm", sid, blind)
     app.reroll("ann", sid, cmd.Reroll(1, (0,)))
     receipt = app.proofs.receipt("ann", sid, 1)

@@ -19,6 +19,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec import from_record
 from diceledger.infra.exporting import import_export, write_export
@@ -45,7 +46,9 @@ def played() -> list[RecordedEvent]:
     )
     sessions.execute(sid, "bob", damage)  # roll 2, waits for its reroll
     sessions.execute(sid, "bob", cmd.Reroll(2, (0,), faces=(4,)))  # spends the allowance
-    blind = cmd.RequestRoll(RollKind.EFFECT, "1d20", blind=True, on_behalf_of="orc", faces=(9,))
+    blind = cmd.RequestRoll(
+        RollKind.EFFECT, "1d20", mode=RollMode.BLIND, on_behalf_of="orc", faces=(9,)
+    )
     sessions.execute(sid, "gm", blind)  # roll 3
     sessions.execute(sid, "bob", cmd.OpenDispute(1, "the die fell off the table"))
     sessions.execute(sid, "gm", cmd.ResolveDispute(1, cmd.Ruling.VOIDED, "fell off"))
@@ -108,9 +111,19 @@ def player_makes_themself_gm(records: list[RecordedEvent]) -> tuple[list[Recorde
     return inserted(records, at, "PlayerJoined", **joined), at
 
 
-def blind_roll_by_a_player(records: list[RecordedEvent]) -> tuple[list[RecordedEvent], int]:
-    at = find(records, "RollRequested", roll_id=1)
-    return changed(records, at, blind=True), at
+def blind_roll_revealed_by_a_player(
+    records: list[RecordedEvent],
+) -> tuple[list[RecordedEvent], int]:
+    # Bob shows everyone the GM's blind roll for the orc (roll 3) before the dispute.
+    at = find(records, "RollDisputed")
+    return inserted(records, at, "RollRevealed", roll_id=3, by="bob"), at
+
+
+def self_roll_revealed_by_a_gm(records: list[RecordedEvent]) -> tuple[list[RecordedEvent], int]:
+    # Ann's check made for her eyes only, then shown to all by the GM, who cannot see it.
+    mine = changed(records, find(records, "RollRequested", roll_id=1), mode=RollMode.SELF.value)
+    at = find(mine, "RollDisputed")
+    return inserted(mine, at, "RollRevealed", roll_id=1, by="gm"), at
 
 
 def dispute_ruled_by_a_player(records: list[RecordedEvent]) -> tuple[list[RecordedEvent], int]:
@@ -207,7 +220,11 @@ FORGERIES: dict[str, tuple[Forgery, str]] = {
     "a reroll with no allowance left": (reroll_past_the_allowance, "already resolved"),
     "two rerolls on an allowance of one": (two_rerolls_on_an_allowance_of_one, "2 rerolls asked"),
     "a player who makes themself GM": (player_makes_themself_gm, "only a GM may add"),
-    "a blind roll by a player": (blind_roll_by_a_player, "only a GM may roll blind"),
+    "a blind roll revealed by a player": (
+        blind_roll_revealed_by_a_player,
+        "only a GM may reveal a gm or blind roll",
+    ),
+    "a self roll revealed by a GM": (self_roll_revealed_by_a_gm, "no roll 1"),
     "a dispute ruled by a player": (dispute_ruled_by_a_player, "only a GM may resolve a dispute"),
     "a session ended by a player": (session_ended_by_a_player, "only a GM may end the session"),
     "dice out of order": (dice_out_of_order, "roll 1"),

@@ -9,6 +9,7 @@ import pytest
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
 
@@ -26,7 +27,7 @@ def check(
         target=Target(target),
         faces=faces,
         advantage=advantage,
-        blind=blind,
+        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
         on_behalf_of=on_behalf_of,
     )
 

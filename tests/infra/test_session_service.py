@@ -18,6 +18,7 @@ from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide, DiceRolled, RollRequested
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.db import make_engine
 from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
 from diceledger.infra.store.memory import InMemoryEventStore
@@ -121,7 +122,11 @@ REFUSALS: list[tuple[str, str, cmd.Command]] = [
     ("player ends the session", "ann", cmd.EndSession(b"x" * 32)),
     ("outsider rolls", "eve", cmd.RequestRoll(RollKind.EFFECT, "1d6")),
     ("bad notation", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d7")),
-    ("player rolls blind", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True)),
+    (
+        "player holds rerolls on a blind roll",
+        "ann",
+        cmd.RequestRoll(RollKind.EFFECT, "1d6", rerolls=1, mode=RollMode.BLIND),
+    ),
     ("player rolls for an NPC", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", on_behalf_of="orc")),
     ("too few faces", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(6,))),
     ("too many faces", "ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(1, 2))),

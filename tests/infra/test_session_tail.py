@@ -15,6 +15,7 @@ from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.feed import Feed, FeedItem
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app import feed as feed_module
 from diceledger.infra.app.feed import SessionFeed, SessionTails
 from diceledger.infra.projections.decoding import logged_all
@@ -54,7 +55,9 @@ class Table:
 
     def roll(self, who: str, blind: bool = False) -> None:
         if blind:
-            command = cmd.RequestRoll(RollKind.CHECK, "1d20+1", target=Target(12), blind=True)
+            command = cmd.RequestRoll(
+                RollKind.CHECK, "1d20+1", target=Target(12), mode=RollMode.BLIND
+            )
             self.sessions.execute(self.session_id, "gm", command)
             return
         self.sessions.execute(

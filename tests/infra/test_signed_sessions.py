@@ -25,6 +25,7 @@ from diceledger.domain.merkle import MerkleTree, verify_consistency, verify_incl
 from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader
@@ -216,7 +217,7 @@ def test_a_receipt_holds_the_rolls_events_its_seed_commitment_and_the_rollers_jo
 def test_a_hidden_blind_rolls_receipt_is_for_a_gm_only(signed: Signed) -> None:
     sid = signed.table()
     blind = cmd.RequestRoll(
-        RollKind.CHECK, "1d20", target=Target(10), blind=True, on_behalf_of="orc"
+        RollKind.CHECK, "1d20", target=Target(10), mode=RollMode.BLIND, on_behalf_of="orc"
     )
     roll_id = signed.app.request_roll("gm", sid, blind).roll.roll_id
     with pytest.raises(NotFoundError, match=f"no roll {roll_id}"):

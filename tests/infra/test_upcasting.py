@@ -1,5 +1,5 @@
 """Logs written by an older release (SessionStarted, SessionEnded, RollDisputed and
-DisputeResolved at version 1) still replay, verify and grow."""
+DisputeResolved at version 1, RollRequested at version 3) still replay, verify and grow."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import (
     DisputeResolved,
     RollDisputed,
+    RollRequested,
     SessionEnded,
     SessionStarted,
 )
+from diceledger.domain.session.modes import RollMode
 from diceledger.infra.codec import decode, from_record
 from diceledger.infra.exporting import read_export
 from diceledger.infra.verifying import verify_file
@@ -87,3 +89,23 @@ def test_the_old_disputes_log_verifies_and_takes_no_dispute_after_its_end() -> N
     assert services.sessions.load(session_id).disputes_until is None
     with pytest.raises(Exception, match="took no disputes after its end"):
         services.sessions.execute(session_id, "ann", cmd.OpenDispute(2, "late"))
+
+
+V3 = Path(__file__).resolve().parents[1] / "fixtures" / "session_v3_blind.jsonl"
+
+
+def test_version_3_requests_read_blind_as_mode_blind_and_the_rest_as_public() -> None:
+    requests = [r for r in read_export(V3) if r.event_type == "RollRequested"]
+    assert {r.schema_version for r in requests} == {3}
+    modes = {}
+    for record in requests:
+        event = from_record(record)
+        assert isinstance(event, RollRequested) and "blind" in record.data
+        modes[event.roll_id] = event.mode
+    assert modes[6] == RollMode.BLIND.value  # mira's blind roll for the orc
+    assert {mode for roll_id, mode in modes.items() if roll_id != 6} == {RollMode.PUBLIC.value}
+
+
+def test_the_version_3_log_verifies_with_its_original_hashes() -> None:
+    report = verify_file(V3)
+    assert report.ok, report.first_failure

@@ -20,6 +20,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import side_roller, waiting_side
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.verification.verify import verify_records
@@ -123,13 +124,13 @@ def play(service: SessionService, sid: str, rng: random.Random) -> None:
             rerolls=rng.choice([0, 0, 1, 2]),
             reroll_scope=rng.choice(list(RerollScope)),
             opponent_rerolls=rng.choice([0, 1, 2]),
-            blind=rng.random() < 0.2,
+            mode=RollMode.BLIND if rng.random() < 0.2 else RollMode.PUBLIC,
             faces=tuple(rng.randint(1, 4) for _ in range(rng.choice([2, 4]))) if manual else None,
         )
         service.execute(sid, actor, opposed)
     elif pick < 0.72:
         blind = cmd.RequestRoll(
-            RollKind.EFFECT, "1d20", blind=True, on_behalf_of=rng.choice(PLAYERS)
+            RollKind.EFFECT, "1d20", mode=RollMode.BLIND, on_behalf_of=rng.choice(PLAYERS)
         )
         service.execute(sid, "gm", blind)
     elif pick < 0.76 and rolls:

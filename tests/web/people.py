@@ -104,7 +104,7 @@ class Person:
 
     def fill_roll(self, kind: str, expression: str, **options: str) -> None:
         """Fill the roll form: kind, dice, and any of target, dc, vs_name, vs_expression,
-        reroll, reroll_scope, faces, label, for, blind (options named as the form's fields)."""
+        reroll, reroll_scope, faces, label, for, mode (options named as the form's fields)."""
         Select(self.find("#roll-kind")).select_by_value(kind)
         self.type("#roll-expression", expression)
         fields = {"target": "#roll-target", "vs_name": "#roll-vs-name"}  # the roll bar's
@@ -120,9 +120,9 @@ class Person:
             elif name == "reroll_scope":
                 self.more_options()
                 Select(self.find("#roll-reroll-scope")).select_by_value(value)
-            elif name == "blind":
+            elif name == "mode":
                 self.more_options()
-                self.click("#roll-blind")
+                Select(self.find("#roll-mode")).select_by_value(value)
             else:
                 raise AssertionError(f"no field {name}")
 

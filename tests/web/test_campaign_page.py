@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.web.campaign_charts import ZERO, SessionLuck, luck_per_session
 from tests.api.conftest import Api, build_api
 from tests.web.test_pages import EVIL, browser, invite_path, join, open_session
@@ -38,7 +39,7 @@ def check(
         "1d20+1",
         target=Target(target),
         faces=(face,),
-        blind=blind,
+        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
         on_behalf_of=on_behalf_of,
     )
 

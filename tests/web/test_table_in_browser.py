@@ -173,12 +173,12 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
 
 def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Table) -> None:
     gm = table.gm
-    gm.fill_roll("effect", "1d20+2", blind="on", label="ghoul perception", **{"for": "ghoul"})
+    gm.fill_roll("effect", "1d20+2", mode="blind", label="ghoul perception", **{"for": "ghoul"})
     gm.submit_roll()
-    gm.wait_roll(4, "ghoul effect (ghoul perception)", "blind: hidden from players")
-    # The next roll starts from the kind's defaults: not blind, for nobody, no label.
+    gm.wait_roll(4, "ghoul effect (ghoul perception)", "blind: the GMs only")
+    # The next roll starts from the kind's defaults: public, for nobody, no label.
     assert gm.find("#roll-kind").get_attribute("value") == "effect"
-    assert not gm.find("#roll-blind").is_selected()
+    assert gm.find("#roll-mode").get_attribute("value") == "public"
     assert gm.find("#roll-for").get_attribute("value") == ""
     assert gm.find("#roll-label").get_attribute("value") == ""
     for player in (table.ann, table.bob):
@@ -188,6 +188,21 @@ def test_a_blind_roll_is_hidden_from_players_until_the_gm_reveals_it(table: Tabl
     gm.click("#reveal-4")
     table.ann.wait_roll(4, "ghoul effect (ghoul perception)", "blind, revealed")
     assert table.ann.all("#roll-4 .die")
+
+
+def test_a_player_rolls_for_their_own_eyes_and_shows_it_when_they_choose(table: Table) -> None:
+    ann = table.ann
+    ann.fill_roll("effect", "1d6", mode="self", faces="5")
+    ann.submit_roll()
+    ann.wait_roll(5, "the roller's eyes only")
+    assert ann.find("#roll-mode").get_attribute("value") == "public"  # the next roll is public
+    for other in (table.gm, table.bob):
+        other.wait_roll(5, "ann rolled for their own eyes")
+        assert not other.all("#roll-5 .die") and not other.all("#reveal-5")
+    ann.click("#reveal-5")
+    for other in (table.gm, table.bob):
+        other.wait_roll(5, "self, revealed")
+        assert other.all("#roll-5 .die")
 
 
 def test_a_disputed_roll_is_reviewed_and_voided_by_the_gm(table: Table) -> None:

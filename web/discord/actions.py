@@ -15,6 +15,7 @@ from datetime import timedelta
 from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CommandRefusedError, InvalidInputError, TurnPassedError
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.visibility import EVERYONE
 from diceledger.infra.app.access import DEFAULT_INVITE_TTL
 from diceledger.infra.app.application import Application
@@ -25,7 +26,7 @@ from diceledger.web.discord import options, texts
 from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.payload import Interaction, InteractionType
 from diceledger.web.discord.replies import Message, Reply
-from diceledger.web.discord.rolls import Links, blind_notice, roll_message
+from diceledger.web.discord.rolls import Links, blind_notice, channel_text, roll_message
 
 DEFAULT_HISTORY = 5
 # Answers that hold a secret are never kept for a redelivery (a second invite is harmless).
@@ -106,7 +107,12 @@ class TableActions:
     def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
         seat = self._seat(interaction)
         command = options.roll_request(interaction, kind)
-        return Reply(self._shown(self._app.request_roll(seat.member, seat.session_id, command)))
+        result = self._app.request_roll(seat.member, seat.session_id, command)
+        return (
+            self._blind(result)
+            if command.mode is not RollMode.PUBLIC
+            else Reply(self._shown(result))
+        )
 
     def opposed(self, interaction: Interaction) -> Reply:
         """Roll an opposed check for the member (or, for a GM, whoever they name).
@@ -117,7 +123,8 @@ class TableActions:
         seat = self._seat(interaction)
         command = options.opposed_request(interaction, seat)
         result = self._app.request_roll(seat.member, seat.session_id, command)
-        return self._blind(result) if command.blind else Reply(self._shown(result))
+        hidden = command.mode is not RollMode.PUBLIC
+        return self._blind(result) if hidden else Reply(self._shown(result))
 
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
@@ -200,11 +207,13 @@ class TableActions:
     def _shown(self, result: RollResult, ephemeral: bool = False) -> Message:
         seen = result.roll
         if isinstance(seen, HiddenRoll):
-            return Message(blind_notice(seen.roll_id, result.checkpoint), ephemeral=ephemeral)
+            notice = blind_notice(seen.roll_id, seen.text, result.checkpoint)
+            return Message(notice, ephemeral=ephemeral)
         return roll_message(seen, self._links, ephemeral, result.checkpoint)
 
     def _blind(self, result: RollResult) -> Reply:
-        notice = Message(blind_notice(result.roll.roll_id, result.checkpoint))
+        text = channel_text(result.roll)
+        notice = Message(blind_notice(result.roll.roll_id, text, result.checkpoint))
         return Reply(self._shown(result, ephemeral=True), follow_ups=(notice,))
 
 
@@ -238,4 +247,9 @@ def _roll_id(interaction: Interaction) -> int:
 def private_answer(interaction: Interaction) -> bool:
     """Tell whether only the asker sees the answer, before it is computed."""
     blind_opposed = interaction.subcommand == "opposed" and interaction.flag("blind")
-    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed
+    # A roll in any mode but public answers its roller alone; the channel gets a notice.
+    private = interaction.subcommand in DICE_ANSWERS and interaction.text("mode") not in (
+        None,
+        RollMode.PUBLIC.value,
+    )
+    return interaction.subcommand in PRIVATE_ANSWERS or blind_opposed or private

@@ -11,6 +11,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.text import MAX_LABEL
 from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import OddsQuery, Side
@@ -79,10 +80,19 @@ def roll_request(interaction: Interaction, kind: RollKind, blind: bool = False) 
         against=interaction.text("against"),
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
-        blind=blind,
+        mode=RollMode.BLIND if blind else mode_of(interaction),
         on_behalf_of=interaction.text("for"),
         label=_label(interaction.text("label") or ""),
     )
+
+
+def mode_of(interaction: Interaction) -> RollMode:
+    """Return the roll mode the options name (public unless one is given)."""
+    text = interaction.text("mode") or RollMode.PUBLIC.value
+    try:
+        return RollMode(text)
+    except ValueError:
+        raise InvalidInputError(f"a mode is public, gm, blind or self, not '{text}'") from None
 
 
 def _scope(interaction: Interaction) -> RerollScope:
@@ -129,7 +139,7 @@ def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
         rerolls=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
         opponent_rerolls=interaction.number("vs_reroll") or 0,
-        blind=interaction.flag("blind"),
+        mode=RollMode.BLIND if interaction.flag("blind") else mode_of(interaction),
         on_behalf_of=on_behalf_of,
         label=_label(interaction.text("label") or ""),
     )

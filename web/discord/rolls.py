@@ -19,6 +19,7 @@ from diceledger.domain.dice.engine import Die, RollState
 from diceledger.domain.dice.render import render_roll
 from diceledger.domain.fingerprint import note_label
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode, hidden_text
 from diceledger.domain.session.rolls import replay_rounds, replay_side, replay_state
 from diceledger.infra.app.results import HiddenRoll, SeenRoll, ShownRoll
 from diceledger.web.discord.buttons import Pressed
@@ -99,16 +100,26 @@ def roll_message(
     return Message(content, _buttons(shown), ephemeral)
 
 
-def blind_notice(roll_id: int, checkpoint: str | None = None) -> str:
-    """Return what the channel sees of a hidden blind roll (and the checkpoint, if given)."""
+def blind_notice(roll_id: int, text: str, checkpoint: str | None = None) -> str:
+    """Return what the channel sees of a hidden roll (and the checkpoint, if given)."""
     line = checkpoint_line(checkpoint)
-    return f"**#{roll_id}** · the GM rolled blind" + (f"\n{line}" if line else "")
+    return f"**#{roll_id}** · {escape(text)}" + (f"\n{line}" if line else "")
+
+
+def channel_text(seen: SeenRoll) -> str:
+    """Return what a member who may not see the roll reads of it."""
+    if isinstance(seen, HiddenRoll):
+        return seen.text
+    request = seen.roll.request
+    # Shown to its roller: a blind roll shown to its roller was a GM's.
+    blind = seen.roll.mode is RollMode.BLIND
+    return hidden_text(seen.roll.mode, request.roller, roller_is_gm=blind)
 
 
 def roll_summary(seen: SeenRoll, budget: int) -> str:
     """Return one line of a roll for a list, as its viewer may see it, within ``budget``."""
     if isinstance(seen, HiddenRoll):
-        return blind_notice(seen.roll_id)
+        return blind_notice(seen.roll_id, seen.text)
     roll = seen.roll
     request = roll.request
     head = f"**#{roll.roll_id}** {_who(request)} {request.kind}"
@@ -139,8 +150,8 @@ def _heading(shown: ShownRoll) -> str:
         parts[-1] += " vs " + escape(clip(request.opponent.name, NAME))
     if request.label:
         parts.append(f"({escape(clip(request.label, TEXT))})")
-    if request.blind:
-        parts.append("blind" if roll.hidden else "blind, revealed")
+    if roll.mode is not RollMode.PUBLIC:
+        parts.append(str(roll.mode) if roll.hidden else f"{roll.mode}, revealed")
     if request.target is not None:
         target = f"vs {request.target}"
         if request.dc_modifier is not None:

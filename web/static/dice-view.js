@@ -106,7 +106,7 @@ function head(view) {
   if (view.against) parts.push(` against ${view.against}`);
   const tags = [];
   if (view.roller !== view.for) tags.push(`rolled by ${view.roller}`);
-  if (view.blind) tags.push(view.hidden ? "blind: hidden from players" : "blind, revealed");
+  if (view.mode && view.mode !== "public") tags.push(view.hidden ? MODE_TAGS[view.mode] : `${view.mode}, revealed`);
   if (view.manual) tags.push("typed-in dice");
   if (!view.exploding) tags.push("no explosions");
   if (view.median) tags.push("median");
@@ -218,8 +218,10 @@ function actions(view, { isGm, viewer }) {
     dispute.setAttribute("aria-expanded", "false");
     bar.append(dispute);
   }
-  if (isGm && view.hidden) {
-    bar.append(button("reveal", view.roll_id, `Reveal #${view.roll_id} to players`));
+  // A GM reveals a gm or blind roll; a self roll only its roller (the GMs never see it).
+  const mayReveal = view.mode === "self" ? view.roller === viewer : isGm;
+  if (view.hidden && mayReveal) {
+    bar.append(button("reveal", view.roll_id, `Reveal #${view.roll_id} to everyone`));
   }
   if (view.voided && view.replaced_by === null && view.kind !== "opposed" && view.roller === viewer) {
     const again = button("replace", view.roll_id, `Roll again, replacing #${view.roll_id}`);
@@ -243,12 +245,19 @@ function againRequest(view, isGm) {
   return body;
 }
 
+// What a roll not yet revealed says to a viewer who sees it, by its mode.
+const MODE_TAGS = {
+  gm: "private: the roller and the GMs",
+  blind: "blind: the GMs only",
+  self: "the roller's eyes only",
+};
+
 /** Return the <li> of one roll as this viewer sees it. */
 export function renderRoll(view, { viewer, isGm }) {
   const item = el("li", { class: "roll", id: `roll-${view.roll_id}`, "data-roll-id": view.roll_id, "data-status": view.status });
   if (view.status === "hidden") {
     item.classList.add("hidden-roll");
-    item.append(el("p", { class: "roll-head" }, el("span", { class: "roll-number" }, `#${view.roll_id}`), " the GM rolled blind"));
+    item.append(el("p", { class: "roll-head" }, el("span", { class: "roll-number" }, `#${view.roll_id}`), ` ${view.text}`));
     return item;
   }
   const awaiting = view.status === "awaiting_rerolls";

@@ -9,7 +9,7 @@ export const SCHEMA_VERSIONS = {
   SessionStarted: 2,
   PlayerJoined: 1,
   SeedCommitted: 1,
-  RollRequested: 3,
+  RollRequested: 4,
   DiceRolled: 1,
   DieExploded: 1,
   DieRerolled: 2,

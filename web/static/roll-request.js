@@ -113,8 +113,9 @@ export function readRoll(form, { isGm }) {
     body.no_explode = true;
     odds.push(["no_explode", "true"]);
   }
+  const mode = text(form, "mode");
+  if (mode && mode !== "public") body.mode = mode;
   if (isGm) {
-    if (checked(form, "blind")) body.blind = true;
     if (text(form, "for")) body.for = text(form, "for");
   }
   return { kind, body, odds };

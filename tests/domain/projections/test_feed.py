@@ -10,6 +10,7 @@ from diceledger.domain.projections.feed import Feed, FeedItem
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.timeline import BLIND, timeline
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.views import roll_view
 from diceledger.domain.session.visibility import hidden_from
 from tests.domain.projections.script import Script
@@ -19,7 +20,7 @@ BLIND_CHECK = cmd.RequestRoll(
     RollKind.CHECK,
     "1d20+4",
     target=Target(14),
-    blind=True,
+    mode=RollMode.BLIND,
     on_behalf_of="goblin",
     label="sneaks past",
     faces=(17,),
@@ -100,8 +101,10 @@ def test_a_player_sees_a_blind_roll_as_the_gm_rolling_blind_with_the_hidden_stub
             "session_id": script.session_id,
             "roll_id": 1,
             "roller": "gm",
+            "mode": "blind",
             "blind": True,
             "status": "hidden",
+            "text": BLIND,
         }
     shown = repr(items)
     assert "goblin" not in shown and "sneaks past" not in shown and "17" not in shown

@@ -19,6 +19,7 @@ from diceledger.domain.projections.report import (
 from diceledger.domain.projections.statistics import StatisticsFold, Tally, fold_statistics
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide
+from diceledger.domain.session.modes import RollMode
 from tests.domain.projections.script import Script, interleave
 
 
@@ -117,7 +118,12 @@ def test_blind_rolls_stay_out_of_a_players_view_until_revealed_and_the_gm_sees_t
     script.do(
         "gm",
         cmd.RequestRoll(
-            RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="ann", faces=(18,)
+            RollKind.CHECK,
+            "1d20",
+            target=Target(11),
+            mode=RollMode.BLIND,
+            on_behalf_of="ann",
+            faces=(18,),
         ),
     )
     blind = script.last_roll()

@@ -10,6 +10,7 @@ from diceledger.domain.projections.summary import standing
 from diceledger.domain.projections.timeline import HIDDEN_EVENT, timeline
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.visibility import hidden_from
 from tests.documents import array_at, at
 from tests.domain.projections.script import START, Script
@@ -30,7 +31,12 @@ def played() -> Script:
     script.do(
         "gm",
         cmd.RequestRoll(
-            RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="bob", faces=(17,)
+            RollKind.CHECK,
+            "1d20",
+            target=Target(11),
+            mode=RollMode.BLIND,
+            on_behalf_of="bob",
+            faces=(17,),
         ),
     )
     script.do("bob", cmd.OpenDispute(1, "too lucky"))
@@ -85,7 +91,12 @@ def test_players_see_an_unrevealed_blind_roll_only_as_the_gm_rolling_blind() -> 
 def test_a_player_cannot_tell_from_event_types_that_a_hidden_die_exploded() -> None:
     script = Script.table("ann")
     blind = cmd.RequestRoll(
-        RollKind.CHECK, "1d20", target=Target(11), blind=True, on_behalf_of="orc", faces=(20, 4)
+        RollKind.CHECK,
+        "1d20",
+        target=Target(11),
+        mode=RollMode.BLIND,
+        on_behalf_of="orc",
+        faces=(20, 4),
     )
     script.do("gm", blind)  # roll 1: the d20 shows 20 and explodes (R12)
 

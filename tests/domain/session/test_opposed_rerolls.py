@@ -13,6 +13,7 @@ from diceledger.domain.errors import PermissionDeniedError, RerollError, RollErr
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import waiting_side
 from diceledger.domain.session.rolls import replay_rounds
 from diceledger.domain.session.state import AWAITING, RESOLVED
@@ -207,7 +208,7 @@ def test_r11_an_actions_rerolls_wait_while_an_opposed_check_of_it_waits_for_them
 def test_r11_a_blind_opposed_check_gives_a_player_no_rerolls_they_could_not_see() -> None:
     table = Table()
     blind = cmd.RequestOpposed(
-        CheckSide("orc", "1d20"), CheckSide("ann", "1d20"), opponent_rerolls=1, blind=True
+        CheckSide("orc", "1d20"), CheckSide("ann", "1d20"), opponent_rerolls=1, mode=RollMode.BLIND
     )
     error = table.refused("gm", blind)
     assert str(error) == "ann cannot reroll in a blind roll they cannot see"

@@ -16,6 +16,7 @@ from diceledger.domain.errors import (
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.rolls import replay_state
 from tests.domain.session.harness import Table, event_as, names
 
@@ -173,7 +174,7 @@ def test_every_request_and_reroll_takes_the_next_nonce() -> None:
     table.run("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6"), [3])
     table.run("bob", cmd.RequestRoll(RollKind.DAMAGE, "1d6", rerolls=1), [2])
     table.run("bob", cmd.Reroll(2, (0,)), [5])
-    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True), [4])
+    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", mode=RollMode.BLIND), [4])
     assert table.dice.nonces == [1, 2, 3, 4]
 
 
@@ -198,17 +199,13 @@ def test_a_gm_may_forbid_typed_in_faces() -> None:
     assert isinstance(error, PermissionDeniedError)
 
 
-def test_blind_rolls_and_rolls_for_others_are_the_gms() -> None:
+def test_rolls_for_others_are_the_gms_and_revealing_a_blind_roll_too() -> None:
     table = Table()
-    assert isinstance(
-        table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True)),
-        PermissionDeniedError,
-    )
     assert isinstance(
         table.refused("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", on_behalf_of="bob")),
         PermissionDeniedError,
     )
-    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", blind=True), [2])
+    table.run("gm", cmd.RequestRoll(RollKind.EFFECT, "1d6", mode=RollMode.BLIND), [2])
     assert isinstance(table.refused("ann", cmd.OpenDispute(1, "hmm")), NotFoundError)
     table.run("gm", cmd.RevealRoll(1))
     assert names(table.run("ann", cmd.OpenDispute(1, "looked low"))) == ["RollDisputed"]
@@ -251,7 +248,7 @@ def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() ->
 
     table = Table()
     secret = cmd.RequestRoll(
-        RollKind.EFFECT, "1d20", blind=True, on_behalf_of="goblin", label="sneak"
+        RollKind.EFFECT, "1d20", mode=RollMode.BLIND, on_behalf_of="goblin", label="sneak"
     )
     table.run("gm", secret, [12])
     view = roll_view(table.state, table.state.rolls[1], "ann")
@@ -259,8 +256,10 @@ def test_a_player_sees_neither_the_label_nor_the_npc_of_a_hidden_blind_roll() ->
         "session_id": "s1",
         "roll_id": 1,
         "roller": "gm",
+        "mode": "blind",
         "blind": True,
         "status": "hidden",
+        "text": "the GM rolled blind",
     }
     assert roll_view(table.state, table.state.rolls[1], "gm")["label"] == "sneak"
 
