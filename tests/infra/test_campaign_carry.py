@@ -21,6 +21,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import SessionState, replay
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
@@ -133,7 +134,7 @@ def sheet_check(
         target=Target(target),
         faces=(face,),
         on_behalf_of=for_,
-        blind=blind,
+        mode=RollMode.BLIND if blind else RollMode.PUBLIC,
     )
 
 
