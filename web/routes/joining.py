@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from diceledger.web.answers import typed
-from diceledger.web.context import Services
+from diceledger.web.context import Services, WebServices
 from diceledger.web.idempotent import HEADER as IDEMPOTENCY_KEY
 from diceledger.web.openapi import BODY, COMMAND, FAILS, LIMITED, STORE, answers, idempotency_key
 from diceledger.web.responses import Joined
@@ -34,7 +34,11 @@ def join_by_code(body: JoinRequest, request: Request, web: Services) -> Response
     fresh token (the first may have been lost on the way), never a second member.
     """
     key = request.headers.get(IDEMPOTENCY_KEY)
-    session_id = web.access.joining_session(body.invite_code, key)
+    return redeem(web, web.access.joining_session(body.invite_code, key), body, key)
+
+
+def redeem(web: WebServices, session_id: str, body: JoinRequest, key: str | None) -> Response:
+    """Redeem an invite of ``session_id`` (within its rate limit); answer the new player."""
     web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
     joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
     return typed(

@@ -33,6 +33,7 @@ from diceledger.web.responses import (
     SignInCode,
 )
 from diceledger.web.roll_responses import SessionAnswer
+from diceledger.web.routes.joining import redeem
 from diceledger.web.schemas import JoinRequest, NewInvite, NewSession
 
 router = APIRouter(prefix="/api/v1/sessions", tags=["sessions"])
@@ -73,19 +74,7 @@ def join(session_id: str, body: JoinRequest, request: Request, web: Services) ->
     Repeating the request with the same Idempotency-Key and code gives the same member a
     fresh token (the first may have been lost on the way), never a second member.
     """
-    web.limits.use(f"join:{session_id}", web.settings.redemptions_per_minute, "invite codes")
-    key = request.headers.get(IDEMPOTENCY_KEY)
-    joined = web.access.join(session_id, body.invite_code, body.name, body.client_seed, key)
-    return typed(
-        Joined(
-            session_id=session_id,
-            player_token=joined.token,
-            name=joined.name,
-            role=joined.role,
-            checkpoint=joined.checkpoint,
-        ),
-        201,
-    )
+    return redeem(web, session_id, body, request.headers.get(IDEMPOTENCY_KEY))
 
 
 @router.get(
