@@ -124,6 +124,7 @@ class ShownRollAnswer(Shape):
     open_dispute: bool
     ruling: RulingAnswer | None
     hidden: bool = Field(description="A roll not public and not yet revealed")
+    may_reveal: bool = Field(description="Whether the caller may reveal it to everyone now")
     line: str = Field(description="The roll in one line")
     exploding: bool
     manual: bool

@@ -25,7 +25,7 @@ from diceledger.domain.session.rolls import (
 )
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 from diceledger.domain.session.view_parts import side_sources, summands
-from diceledger.domain.session.visibility import Viewer, may_see
+from diceledger.domain.session.visibility import Viewer, may_reveal, may_see
 
 
 def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
@@ -112,6 +112,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
         if roll.ruling is None
         else {"outcome": roll.ruling.outcome, "by": roll.ruling.by, "note": roll.ruling.note},
         "hidden": roll.hidden,  # not public and not yet revealed: someone may not see it
+        "may_reveal": may_reveal(session, roll, viewer),  # whether this viewer may show it
         "line": roll_line(roll),
     }
     view |= {"exploding": request.exploding, "manual": request.manual}

@@ -43,6 +43,16 @@ def may_see(session: SessionState, roll: Roll, viewer: Viewer) -> bool:
             return viewer == roll.request.roller or session.is_gm(viewer)
 
 
+def may_reveal(session: SessionState, roll: Roll, viewer: Viewer) -> bool:
+    """Tell whether ``viewer`` may show the hidden roll to everyone: a ``self`` roll its
+    roller alone, any other a GM (decide_followups.reveal_roll refuses everyone else)."""
+    if not roll.hidden or not isinstance(viewer, str):
+        return False
+    if roll.mode is RollMode.SELF:
+        return viewer == roll.request.roller
+    return session.is_gm(viewer)
+
+
 def hidden_from(session: SessionState, viewer: Viewer) -> frozenset[int]:
     """Return the rolls of the session that ``viewer`` may not see."""
     return frozenset(

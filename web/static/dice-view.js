@@ -218,9 +218,8 @@ function actions(view, { isGm, viewer }) {
     dispute.setAttribute("aria-expanded", "false");
     bar.append(dispute);
   }
-  // A GM reveals a gm or blind roll; a self roll only its roller (the GMs never see it).
-  const mayReveal = view.mode === "self" ? view.roller === viewer : isGm;
-  if (view.hidden && mayReveal) {
+  // Who may reveal it is the server's to say (a self roll its roller, any other a GM).
+  if (view.may_reveal) {
     bar.append(button("reveal", view.roll_id, `Reveal #${view.roll_id} to everyone`));
   }
   if (view.voided && view.replaced_by === null && view.kind !== "opposed" && view.roller === viewer) {

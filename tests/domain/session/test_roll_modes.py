@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from diceledger.domain.dice.request import RollKind, Target
-from diceledger.domain.errors import NotFoundError, PermissionDeniedError, RerollError, RollError
+from diceledger.domain.errors import (
+    DiceledgerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RerollError,
+    RollError,
+)
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.modes import RollMode
@@ -156,3 +162,18 @@ def test_an_opponent_who_cannot_see_a_private_check_gets_no_rerolls() -> None:
         )  # fmt: skip
         error = table.refused("ann", duel)
         assert isinstance(error, RerollError) and "bob cannot reroll" in str(error)
+
+
+@pytest.mark.parametrize("mode", list(RollMode))
+def test_the_view_offers_a_reveal_to_exactly_whom_the_rules_let_reveal(mode: RollMode) -> None:
+    for viewer in ("gm", "mira", "ann", "bob"):
+        table = table_with_a_co_gm()
+        table.run("ann", anns_check(mode))
+        offered = roll_view(table.state, table.state.rolls[1], viewer).get("may_reveal", False)
+        try:
+            table.run(viewer, cmd.RevealRoll(1))
+        except DiceledgerError:
+            allowed = False
+        else:
+            allowed = True
+        assert offered == allowed, (mode, viewer)
