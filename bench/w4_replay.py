@@ -96,7 +96,7 @@ def child_rebuild(url: str) -> dict[str, Any]:
 
 def child_floor(url: str, decoded: bool) -> dict[str, Any]:
     """Time the rebuild's read alone (and its decode): what no fold can go below."""
-    from diceledger.infra.codec import decode
+    from diceledger.infra.codec.events import decode
     from diceledger.infra.db import make_engine
     from diceledger.infra.store.sql import SqlEventStore
 

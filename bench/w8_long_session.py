@@ -49,7 +49,7 @@ from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import evolve
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.codec import new_event
+from diceledger.infra.codec.events import new_event
 from diceledger.infra.db import make_engine, open_engine
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService

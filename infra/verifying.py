@@ -20,7 +20,7 @@ from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.review import review
 from diceledger.domain.verification.sheet_review import Setter, sheet_rows
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 

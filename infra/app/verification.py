@@ -30,7 +30,7 @@ from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.proofs import Proofs
-from diceledger.infra.codec import decode
+from diceledger.infra.codec.events import decode
 from diceledger.infra.exporting import read_lines
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof

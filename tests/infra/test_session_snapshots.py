@@ -31,7 +31,7 @@ from diceledger.domain.session.state import (
     replay,
 )
 from diceledger.infra import sessions as sessions_module
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.db import make_engine
 from diceledger.infra.snapshot_codec import SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshot_schema import session_snapshots

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.db import make_engine
 from diceledger.infra.exporting import write_export
 from diceledger.infra.store.mapper import to_row
