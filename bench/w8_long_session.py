@@ -54,7 +54,7 @@ from diceledger.infra.db import make_engine, open_engine
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.signing import open_keyring
-from diceledger.infra.snapshots import SnapshotStore
+from diceledger.infra.snapshots.store import SnapshotStore
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import SeedVault
 
@@ -67,7 +67,7 @@ CHECK = cmd.RequestRoll(
 CLI_ARGS = ["--as", "player", "check", "{session}", "1d20+5", "--target", "15", "--adv", "1"]
 # The CLI with snapshots disabled in its process: what every command did before them.
 CLI_OFF = (
-    "import sys; from diceledger.infra.snapshots import SnapshotStore as S; "
+    "import sys; from diceledger.infra.snapshots.store import SnapshotStore as S; "
     "S.load = lambda self, stream_id: None; S.save = lambda self, state, head: False; "
     "from diceledger.cli.main import main; sys.argv[0] = 'diceledger'; main()"
 )

@@ -118,7 +118,7 @@ def _application(
     from diceledger.infra.db import safe_url
     from diceledger.infra.ledger import CheckpointLedger
     from diceledger.infra.signing import open_keyring
-    from diceledger.infra.snapshots import SnapshotStore
+    from diceledger.infra.snapshots.store import SnapshotStore
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 

@@ -31,7 +31,7 @@ from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import normalize_name
 from diceledger.infra.codec.events import from_record, new_event
 from diceledger.infra.names import looks_alike
-from diceledger.infra.snapshot_codec import Head
+from diceledger.infra.snapshots.codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.transaction import after_commit, on_rollback
 
@@ -62,7 +62,7 @@ class Ledger(Protocol):
 
 
 class Snapshots(Protocol):
-    """Where session states are kept between processes (``infra.snapshots``): a cache."""
+    """Where session states are kept between processes (``infra.snapshots.store``): a cache."""
 
     def load(self, stream_id: str) -> SessionState | None: ...
 
