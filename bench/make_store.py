@@ -49,7 +49,7 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
 from diceledger.infra.codec.events import new_event
-from diceledger.infra.db import make_engine, upgrade, write_connection
+from diceledger.infra.store.database import make_engine, upgrade, write_connection
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events as events_table
 from diceledger.infra.store.sql import SqlEventStore

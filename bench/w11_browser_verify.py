@@ -39,7 +39,7 @@ from make_store import Generator
 from diceledger.cli.serve_demo import prepare_demo
 from diceledger.domain.records import RecordedEvent
 from diceledger.infra.bootstrap import bootstrap_server
-from diceledger.infra.exporting import write_export, write_lines
+from diceledger.infra.store.exporting import write_export, write_lines
 from diceledger.infra.verifying import verify_file
 from diceledger.web.static_files import STATIC_DIR
 from tests.web.browser import run_module, serve_folder, start_chromium

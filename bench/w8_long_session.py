@@ -50,11 +50,11 @@ from diceledger.domain.session.state import evolve
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
 from diceledger.infra.codec.events import new_event
-from diceledger.infra.db import make_engine, open_engine
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.signing import open_keyring
 from diceledger.infra.snapshots.store import SnapshotStore
+from diceledger.infra.store.database import make_engine, open_engine
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import SeedVault
 

@@ -101,7 +101,7 @@ def _opened(
 
 
 def _engine(db_url: str | None) -> tuple[str, Engine]:
-    from diceledger.infra.db import open_engine, resolve_url
+    from diceledger.infra.store.database import open_engine, resolve_url
 
     url = resolve_url(db_url)
     return url, open_engine(url)
@@ -115,10 +115,10 @@ def _application(
     on_appended: Appended | None = None,
 ) -> Application:
     """Wire the application on ``engine``; every append signed with the server's key."""
-    from diceledger.infra.db import safe_url
     from diceledger.infra.ledger import CheckpointLedger
     from diceledger.infra.signing import open_keyring
     from diceledger.infra.snapshots.store import SnapshotStore
+    from diceledger.infra.store.database import safe_url
     from diceledger.infra.store.sql import SqlEventStore
     from diceledger.infra.vault import SeedVault
 

@@ -11,7 +11,7 @@ A checkpoint is signed for every size the ledger reaches, at most once (the prim
 ``signed_checkpoints``), so two roots for one size cannot both be issued. Proofs are folds
 of stored complete subtrees: O(log n) rows, never the stream itself.
 
-``append_signed`` appends and extends in one transaction (``infra.transaction``) with the
+``append_signed`` appends and extends in one transaction (``infra.store.transaction``) with the
 session locked, so a crash leaves both or neither. Before signing, the tree must also hold
 the last head this host remembers signing, outside the database (``infra.signed_heads``):
 rows cut together with their ledger rows are refused rather than signed as a fork.
@@ -46,7 +46,6 @@ from diceledger.domain.merkle import (
     root_plan,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import translate_errors
 from diceledger.infra.ledger_checks import (
     check_chain,
     check_signed,
@@ -57,19 +56,20 @@ from diceledger.infra.ledger_checks import (
     stored_nodes,
 )
 from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
-from diceledger.infra.session_lock import (
+from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
+from diceledger.infra.signing import Keyring, open_signed_checkpoint
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.mapper import from_row
+from diceledger.infra.store.port import Clock, EventStore, utc_now
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.session_lock import (
     EXTEND_LOCK,
     SESSION_LOCK,
     hold_for_transaction,
     hold_session,
     lock_key,
 )
-from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
-from diceledger.infra.signing import Keyring, open_signed_checkpoint
-from diceledger.infra.store.mapper import from_row
-from diceledger.infra.store.port import Clock, EventStore, utc_now
-from diceledger.infra.store.schema import events
-from diceledger.infra.transaction import Transaction, after_commit, one_transaction, writing
+from diceledger.infra.store.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
@@ -255,7 +255,7 @@ class CheckpointLedger:
         """Append to the store and sign the result in one transaction, with the session locked.
 
         The events, their Merkle nodes and the signed checkpoint commit together (with the
-        rest of the request's transaction, ``infra.transaction``) or not at all, so a crash
+        rest of the request's transaction, ``infra.store.transaction``) or not at all, so a crash
         never leaves rows this server appended but did not sign. Before appending, the
         stream must be exactly the tree signed last (or, for a retried batch, that tree and
         this batch): a stream changed by another path is refused with LogTamperedError and
@@ -300,7 +300,7 @@ class CheckpointLedger:
     def exclusive(self, stream_id: str) -> Iterator[None]:
         """Hold the session's ledger lock: one append-and-extend at a time, across processes.
 
-        See ``infra.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
+        See ``infra.store.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
         """
         with hold_session(self._engine, stream_id):
             yield
@@ -460,7 +460,7 @@ class CheckpointLedger:
 
     @contextmanager
     def _writing(self, stream_id: str) -> Iterator[Connection]:
-        # One transaction (``infra.transaction``): the head is remembered after it commits.
+        # One transaction (``infra.store.transaction``): the head is remembered after it commits.
         with one_transaction(self._engine), writing(self._engine) as connection:
             if connection.dialect.name == "postgresql":
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.

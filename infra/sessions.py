@@ -33,7 +33,7 @@ from diceledger.infra.codec.events import from_record, new_event
 from diceledger.infra.names import looks_alike
 from diceledger.infra.snapshots.codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
-from diceledger.infra.transaction import after_commit, on_rollback
+from diceledger.infra.store.transaction import after_commit, on_rollback
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32

@@ -14,10 +14,10 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
-from diceledger.infra.db import translate_errors
 from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
+from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.schema import seed_vault
-from diceledger.infra.transaction import writing
+from diceledger.infra.store.transaction import writing
 
 
 def commitment_of(seed: bytes) -> str:

@@ -21,7 +21,7 @@ from diceledger.domain.verification.review import review
 from diceledger.domain.verification.sheet_review import Setter, sheet_rows
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.exporting import read_lines
+from diceledger.infra.store.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 
 Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]

@@ -98,7 +98,8 @@ def test_each_layer_imports_only_what_its_place_allows(layer: str) -> None:
 def test_layer_check_catches_a_forbidden_import(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
     module.write_text(
-        "import sqlalchemy\nfrom click import echo\nfrom diceledger.infra.db import open_engine\n"
+        "import sqlalchemy\nfrom click import echo\n"
+        "from diceledger.infra.store.database import open_engine\n"
     )
     assert imported_roots(module) & FORBIDDEN["domain"] == {
         "sqlalchemy",

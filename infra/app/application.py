@@ -447,7 +447,7 @@ class Application:
         hash in the chain, so the rest still verifies (docs/verification.md, "Sealed lines").
         """
         from diceledger.domain.session.visibility import hidden_from
-        from diceledger.infra.exporting import export_lines
+        from diceledger.infra.store.exporting import export_lines
 
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
@@ -460,8 +460,8 @@ class Application:
 
     def export_file(self, viewer: str, session_id: str, output: Path) -> ExportFileResult:
         """Write a session's export to ``output`` and its proof beside it, FILE.proof.json."""
-        from diceledger.infra.exporting import write_lines
         from diceledger.infra.signed_exports import proof_path, write_proof
+        from diceledger.infra.store.exporting import write_lines
 
         exported = self.export(viewer, session_id)
         count = write_lines(exported.lines, output)

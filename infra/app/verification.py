@@ -31,11 +31,11 @@ from diceledger.domain.verification.receipt_dice import ReceiptDice, check_recei
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec.events import decode
-from diceledger.infra.exporting import read_lines
 from diceledger.infra.keeper import CheckpointKeeper
 from diceledger.infra.signed_exports import proof_path, read_proof
 from diceledger.infra.signed_heads import Head
 from diceledger.infra.signing import ed25519_check, open_keyring
+from diceledger.infra.store.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.verifying import verify_file
 from diceledger.infra.verifying import verify_session as log_alone

@@ -26,8 +26,8 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.db import make_engine
 from diceledger.infra.signing import SigningKey, open_keyring
+from diceledger.infra.store.database import make_engine
 from tests.cli.conftest import Ledger
 from tests.infra.owner_rights import Owner
 

@@ -31,7 +31,7 @@ from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.infra.codec.events import new_event
-from diceledger.infra.exporting import export_lines
+from diceledger.infra.store.exporting import export_lines
 from diceledger.infra.store.memory import InMemoryEventStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from diceledger.domain.records import NewEvent
-from diceledger.infra.db import make_engine, upgrade
 from diceledger.infra.sessions import SessionService
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import Clock, EventStore
 from diceledger.infra.store.sql import SqlEventStore

@@ -15,7 +15,7 @@ from diceledger.domain.session.events import EVENT_TYPES
 from diceledger.infra.app.event_schema import events_schema, events_schema_text, schema_fingerprints
 from diceledger.infra.codec.events import decode
 from diceledger.infra.codec.old_versions import OLDER_SHAPES, UPCASTERS
-from diceledger.infra.exporting import export_line, read_export
+from diceledger.infra.store.exporting import export_line, read_export
 from diceledger.infra.store.memory import InMemoryEventStore
 from tests.documents import object_at
 from tests.infra.played_tables import play

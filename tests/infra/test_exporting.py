@@ -14,8 +14,8 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.db import make_engine, upgrade
-from diceledger.infra.exporting import (
+from diceledger.infra.store.database import make_engine, upgrade
+from diceledger.infra.store.exporting import (
     FIELDS,
     check_export,
     import_export,

@@ -18,8 +18,13 @@ from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.db import make_engine
-from diceledger.infra.exporting import MAX_LINE_BYTES, import_export, read_export, write_export
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.exporting import (
+    MAX_LINE_BYTES,
+    import_export,
+    read_export,
+    write_export,
+)
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.verifying import verify_file

@@ -10,8 +10,8 @@ import pytest
 import sqlalchemy as sa
 
 from diceledger.domain.errors import CorruptLogError, KeyFileError
-from diceledger.infra.db import downgrade, make_engine, upgrade
 from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
+from diceledger.infra.store.database import downgrade, make_engine, upgrade
 from diceledger.infra.vault import SeedVault, commitment_of
 
 

@@ -19,8 +19,8 @@ from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide, DiceRolled, RollRequested
 from diceledger.domain.session.modes import RollMode
-from diceledger.infra.db import make_engine
 from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import InMemorySeedVault, SeedVault

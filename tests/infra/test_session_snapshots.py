@@ -32,10 +32,10 @@ from diceledger.domain.session.state import (
 )
 from diceledger.infra import sessions as sessions_module
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.db import make_engine
 from diceledger.infra.snapshots.codec import SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshots.schema import session_snapshots
 from diceledger.infra.snapshots.store import SnapshotStore
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore

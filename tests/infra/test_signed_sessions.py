@@ -30,10 +30,10 @@ from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader
 from diceledger.infra.bootstrap import bootstrap, in_memory
-from diceledger.infra.db import make_engine
 from diceledger.infra.ledger import CheckpointLedger
 from diceledger.infra.signed_heads import Head, SignedHeads
 from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault import SeedVault
 from tests.infra.owner_rights import Owner

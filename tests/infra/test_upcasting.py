@@ -19,7 +19,7 @@ from diceledger.domain.session.events import (
 )
 from diceledger.domain.session.modes import RollMode
 from diceledger.infra.codec.events import decode, from_record
-from diceledger.infra.exporting import read_export
+from diceledger.infra.store.exporting import read_export
 from diceledger.infra.verifying import verify_file
 from tests.infra.support import memory_services
 

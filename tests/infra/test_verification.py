@@ -15,8 +15,8 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.db import make_engine
-from diceledger.infra.exporting import write_export
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.exporting import write_export
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events as events_table
 from diceledger.infra.store.sql import SqlEventStore
