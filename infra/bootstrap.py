@@ -115,8 +115,8 @@ def _application(
     on_appended: Appended | None = None,
 ) -> Application:
     """Wire the application on ``engine``; every append signed with the server's key."""
-    from diceledger.infra.ledger import CheckpointLedger
-    from diceledger.infra.signing import open_keyring
+    from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+    from diceledger.infra.ledger.signing import open_keyring
     from diceledger.infra.snapshots.store import SnapshotStore
     from diceledger.infra.store.database import safe_url
     from diceledger.infra.store.sql import SqlEventStore

@@ -50,7 +50,7 @@ def _unheard(_session_id: str, _version: int) -> None:
 
 
 class Ledger(Protocol):
-    """Where each append is signed: the checkpoint ledger (``infra.ledger``)."""
+    """Where each append is signed: the checkpoint ledger (``infra.ledger.checkpoint_ledger``)."""
 
     def append_signed(
         self,

@@ -52,9 +52,9 @@ from diceledger.infra.app.results import (
     StatisticsResult,
 )
 from diceledger.infra.app.sheets import CharactersView, CharacterView, SheetResult
-from diceledger.infra.ledger import CheckpointLedger
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import Keyring
 from diceledger.infra.sessions import Appended, Outcome, SessionService, Snapshots, Vault
-from diceledger.infra.signing import Keyring
 from diceledger.infra.store.port import EventStore
 
 # What only some use cases need is imported in their methods: every CLI command is a new
@@ -460,7 +460,7 @@ class Application:
 
     def export_file(self, viewer: str, session_id: str, output: Path) -> ExportFileResult:
         """Write a session's export to ``output`` and its proof beside it, FILE.proof.json."""
-        from diceledger.infra.signed_exports import proof_path, write_proof
+        from diceledger.infra.ledger.signed_exports import proof_path, write_proof
         from diceledger.infra.store.exporting import write_lines
 
         exported = self.export(viewer, session_id)
@@ -485,7 +485,7 @@ class Application:
         one of ``trusted``) and heading exactly the file's events; a session new to the
         store may come without one when ``allow_unsigned`` says so.
         """
-        from diceledger.infra.signed_exports import import_signed, proof_path, read_proof
+        from diceledger.infra.ledger.signed_exports import import_signed, proof_path, read_proof
 
         proof = read_proof(proof_file or proof_path(path))
         keys = (*self.proofs.trusted(), *trusted)

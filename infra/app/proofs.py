@@ -18,9 +18,9 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.visibility import may_see
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired
-from diceledger.infra.ledger import CheckpointLedger
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import Keyring, Rotation
 from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import Keyring, Rotation
 from diceledger.infra.store.port import EventStore
 
 # Exports and receipts import what they need when they run: every command that

@@ -31,10 +31,10 @@ from diceledger.domain.verification.receipt_dice import ReceiptDice, check_recei
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec.events import decode
-from diceledger.infra.keeper import CheckpointKeeper
-from diceledger.infra.signed_exports import proof_path, read_proof
-from diceledger.infra.signed_heads import Head
-from diceledger.infra.signing import ed25519_check, open_keyring
+from diceledger.infra.ledger.keeper import CheckpointKeeper
+from diceledger.infra.ledger.signed_exports import proof_path, read_proof
+from diceledger.infra.ledger.signed_heads import Head
+from diceledger.infra.ledger.signing import ed25519_check, open_keyring
 from diceledger.infra.store.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.verifying import verify_file

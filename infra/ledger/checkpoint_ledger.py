@@ -13,7 +13,7 @@ of stored complete subtrees: O(log n) rows, never the stream itself.
 
 ``append_signed`` appends and extends in one transaction (``infra.store.transaction``) with the
 session locked, so a crash leaves both or neither. Before signing, the tree must also hold
-the last head this host remembers signing, outside the database (``infra.signed_heads``):
+the last head this host remembers signing, outside the database (``infra.ledger.signed_heads``):
 rows cut together with their ledger rows are refused rather than signed as a fork.
 """
 
@@ -46,7 +46,7 @@ from diceledger.domain.merkle import (
     root_plan,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.ledger_checks import (
+from diceledger.infra.ledger.checks import (
     check_chain,
     check_signed,
     check_signed_rows,
@@ -55,9 +55,9 @@ from diceledger.infra.ledger_checks import (
     rows_beyond,
     stored_nodes,
 )
-from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
-from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
-from diceledger.infra.signing import Keyring, open_signed_checkpoint
+from diceledger.infra.ledger.schema import merkle_nodes, signed_checkpoints
+from diceledger.infra.ledger.signed_heads import Head, SignedHeads, heads_path
+from diceledger.infra.ledger.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
@@ -106,7 +106,7 @@ class CheckpointLedger:
         heads: SignedHeads | None = None,
     ) -> None:
         """Sign with ``keyring``; remember each signed head in ``heads`` (by default the
-        heads file beside the key, ``infra.signed_heads``)."""
+        heads file beside the key, ``infra.ledger.signed_heads``)."""
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
@@ -201,7 +201,7 @@ class CheckpointLedger:
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
         new_edge = b"".join(nodes[node] for node in root_plan(new_size))
         self._record(connection, stream_id, signed, new_edge, self._clock())
-        # Remembered outside the database once the tree is committed (infra.signed_heads).
+        # Remembered outside the database once the tree is committed (infra.ledger.signed_heads).
         grown, signer = Head(new_size, root), key.verifier.key_id.hex()
         after_commit(functools.partial(self.heads.remember, stream_id, grown, signer))
         return signed
