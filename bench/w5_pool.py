@@ -44,7 +44,7 @@ from diceledger.domain.session.events import Amount
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 THREADS = (8, 32)
 CHECK = cmd.RequestRoll(

@@ -56,7 +56,7 @@ from diceledger.infra.sessions import SessionService
 from diceledger.infra.snapshots.store import SnapshotStore
 from diceledger.infra.store.database import make_engine, open_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 LONG_EVENTS = 20_000
 TARGET = 1.2

@@ -88,7 +88,7 @@ def unannounced_live() -> Live:
 def in_memory() -> Application:
     """Wire the application on the in-memory store and vault (tests, dry runs)."""
     from diceledger.infra.store.memory import InMemoryEventStore
-    from diceledger.infra.vault import InMemorySeedVault
+    from diceledger.infra.vault.seeds import InMemorySeedVault
 
     return Application(InMemoryEventStore(), InMemorySeedVault(), "memory://")
 
@@ -120,7 +120,7 @@ def _application(
     from diceledger.infra.snapshots.store import SnapshotStore
     from diceledger.infra.store.database import safe_url
     from diceledger.infra.store.sql import SqlEventStore
-    from diceledger.infra.vault import SeedVault
+    from diceledger.infra.vault.seeds import SeedVault
 
     keyring = open_keyring(signing_key, origin)
     ledger = CheckpointLedger(engine, keyring)

@@ -22,7 +22,7 @@ from diceledger.domain.session.state import SessionState
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 
 @dataclass

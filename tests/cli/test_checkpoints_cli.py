@@ -21,7 +21,7 @@ from diceledger.infra.app.application import Application
 from diceledger.infra.ledger.signing import SigningKey, open_keyring
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.cli.conftest import Ledger
 
 

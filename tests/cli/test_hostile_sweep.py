@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from diceledger.cli.registry import COMMANDS
 from diceledger.infra.store import database
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.cli.conftest import Ledger
 
 VALUES = [

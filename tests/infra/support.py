@@ -16,7 +16,7 @@ from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import Clock, EventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 BACKENDS = [
     pytest.param("memory", id="memory"),

@@ -20,7 +20,7 @@ from diceledger.infra.projections.directory import SessionDirectory, folded_entr
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 COMMANDS = [
     ("session", "list"),

@@ -16,7 +16,7 @@ from diceledger.infra.live_postgres import PostgresChannel, parse_payload, paylo
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 WAIT = 5.0  # seconds a test waits for a wake-up that must come
 

@@ -23,7 +23,7 @@ from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_f
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault, SeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault, SeedVault
 from tests.infra.support import memory_services
 
 

@@ -39,7 +39,7 @@ from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 from diceledger.infra.verifying import verify_session
 from tests.infra.played_tables import Table
 

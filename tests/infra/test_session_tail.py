@@ -21,7 +21,7 @@ from diceledger.infra.app.feed import SessionFeed, SessionTails
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 VIEWERS = ("gm", "ann", "bob", "cy", "dee")
 

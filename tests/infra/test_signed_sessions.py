@@ -35,7 +35,7 @@ from diceledger.infra.ledger.signed_heads import Head, SignedHeads
 from diceledger.infra.ledger.signing import Keyring, ed25519_check, open_signed_checkpoint
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.infra.owner_rights import Owner
 from tests.infra.support import database_url
 
