@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from diceledger.infra.app.discord_calls import DiscordCalls
     from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
-    from diceledger.infra.live import LiveUpdates
+    from diceledger.infra.live.updates import LiveUpdates
     from diceledger.infra.sessions import Appended
 
 
@@ -55,8 +55,8 @@ def bootstrap_server(
     from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.discord.store import BindingStore
-    from diceledger.infra.live import LiveUpdates
-    from diceledger.infra.live_postgres import PostgresChannel
+    from diceledger.infra.live.postgres import PostgresChannel
+    from diceledger.infra.live.updates import LiveUpdates
 
     url, engine = _engine(db_url)
     # Several workers share a PostgreSQL store, so their streams must hear each other's
@@ -80,7 +80,7 @@ def discord_api(base_url: str) -> DiscordCalls:
 
 def unannounced_live() -> Live:
     """Return live updates no application announces to: streams read only on heartbeats."""
-    from diceledger.infra.live import LiveUpdates
+    from diceledger.infra.live.updates import LiveUpdates
 
     return LiveUpdates()
 

@@ -11,8 +11,8 @@ import pytest
 
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.live import LiveUpdates, Wakeups
-from diceledger.infra.live_postgres import PostgresChannel, parse_payload, payload
+from diceledger.infra.live.postgres import PostgresChannel, parse_payload, payload
+from diceledger.infra.live.updates import LiveUpdates, Wakeups
 from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
