@@ -29,8 +29,8 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import normalize_name
+from diceledger.infra.access.names import looks_alike
 from diceledger.infra.codec.events import from_record, new_event
-from diceledger.infra.names import looks_alike
 from diceledger.infra.snapshots.codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.transaction import after_commit, on_rollback
