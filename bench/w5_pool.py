@@ -41,7 +41,7 @@ from sqlalchemy.pool import NullPool
 from diceledger.domain.dice.request import Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault.seeds import InMemorySeedVault

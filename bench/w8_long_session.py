@@ -48,11 +48,11 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import evolve
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.bootstrap import bootstrap
 from diceledger.infra.codec.events import new_event
 from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
 from diceledger.infra.ledger.signing import open_keyring
-from diceledger.infra.sessions import SessionService
 from diceledger.infra.snapshots.store import SnapshotStore
 from diceledger.infra.store.database import make_engine, open_engine
 from diceledger.infra.store.sql import SqlEventStore

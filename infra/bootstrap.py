@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from diceledger.infra.app.discord_calls import DiscordCalls
     from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
+    from diceledger.infra.app.sessions import Appended
     from diceledger.infra.live.updates import LiveUpdates
-    from diceledger.infra.sessions import Appended
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,12 +123,12 @@ def test_face_check_catches_the_session_state_and_a_back_door(tmp_path: Path) ->
     module.write_text(
         "from diceledger.domain.session.state import SessionState\n"
         "from diceledger.domain.session import state\n"
-        "from diceledger.infra.sessions import SessionService\n"
+        "from diceledger.infra.store.sql import SqlEventStore\n"
         "from diceledger.infra.app.results import ShownRoll\n"
         "from diceledger.infra.bootstrap import bootstrap\n"
         "from diceledger.domain.session.views import roll_view\n"
     )
     assert face_crossings(module) == {
         "diceledger.domain.session.state",
-        "diceledger.infra.sessions",
+        "diceledger.infra.store.sql",
     }

@@ -51,10 +51,10 @@ from diceledger.infra.app.results import (
     SessionView,
     StatisticsResult,
 )
+from diceledger.infra.app.sessions import Appended, Outcome, SessionService, Snapshots, Vault
 from diceledger.infra.app.sheets import CharactersView, CharacterView, SheetResult
 from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
 from diceledger.infra.ledger.signing import Keyring
-from diceledger.infra.sessions import Appended, Outcome, SessionService, Snapshots, Vault
 from diceledger.infra.store.port import EventStore
 
 # What only some use cases need is imported in their methods: every CLI command is a new
@@ -376,7 +376,7 @@ class Application:
 
     def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
         """Return the GM's review of one roll: every die, its provenance and the proofs."""
-        from diceledger.infra.verifying import review_roll
+        from diceledger.infra.app.review import review_roll
 
         return review_roll(self._store, session_id, roll_id, viewer)
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from diceledger.domain.records import NewEvent
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import Clock, EventStore

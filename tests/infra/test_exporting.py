@@ -37,7 +37,7 @@ def engines() -> Iterator[list[Engine]]:
 
 def played_store(url: str, engines: list[Engine]) -> tuple[SqlEventStore, str]:
     """Play a short session on a SQL store; return the store and the session id."""
-    from diceledger.infra.sessions import SessionService
+    from diceledger.infra.app.sessions import SessionService
     from diceledger.infra.vault.seeds import SeedVault
 
     engine = make_engine(url)

@@ -24,8 +24,8 @@ from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import side_roller, waiting_side
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.verification.verify import verify_records
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.vault.seeds import InMemorySeedVault
 
