@@ -79,7 +79,7 @@ LOG = logging.getLogger(__name__)
 
 # Sessions whose last issued note a ledger remembers (one note each, about 300 bytes).
 _ISSUED_KEPT = 4096
-# The latest checkpoint, read by every append: built once (see ledger_checks).
+# The latest checkpoint, read by every append: built once (see checks.py).
 _HEAD = sa.text(
     "SELECT tree_size, root, note, edge FROM signed_checkpoints"
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"

@@ -15,9 +15,9 @@ from sqlalchemy.engine import Engine
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
 from diceledger.infra.store.database import translate_errors
-from diceledger.infra.store.schema import seed_vault
 from diceledger.infra.store.transaction import writing
 from diceledger.infra.vault.cipher import SeedCipher, load_seed_cipher
+from diceledger.infra.vault.schema import seed_vault
 
 
 def commitment_of(seed: bytes) -> str:
