@@ -7,7 +7,7 @@ against NPCs and other players, blind GM rolls (most revealed later), disputes (
 voided), an occasional mid-session seed reveal; then the session ends.
 
 Commands are decided by the domain exactly as the session service decides them; their
-events are encoded by infra.codec and chained with the real hash formula
+events are encoded by infra.codec.events and chained with the real hash formula
 (``domain.hashchain``: SHA-256 of 0x00 and the canonical JSON of the record). The bulk
 path differs from ``append`` in two ways only, both for speed: it skips the per-value
 JSON checks (the codec's output passes them by construction; they cost about 1 ms per
@@ -48,8 +48,8 @@ from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
-from diceledger.infra.codec import new_event
-from diceledger.infra.db import make_engine, upgrade, write_connection
+from diceledger.infra.codec.events import new_event
+from diceledger.infra.store.database import make_engine, upgrade, write_connection
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events as events_table
 from diceledger.infra.store.sql import SqlEventStore

@@ -33,7 +33,7 @@ from benchlib.profiling import print_profile
 from benchlib.stats import median, percentile
 from sqlalchemy.engine import Engine
 
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
 
 SESSION_SIZE = 1_000

@@ -49,7 +49,7 @@ from benchlib.processes import tree_cpu_seconds
 from benchlib.stats import percentile
 from w7_http import CHECK, diceledger_server
 
-from diceledger.infra.session_lock import RETRY_AFTER_SECONDS
+from diceledger.infra.store.session_lock import RETRY_AFTER_SECONDS
 
 PLAYERS = 4  # and the GM: five members a table
 INTERVAL = (10.0, 30.0)  # seconds between a member's rolls, before scaling

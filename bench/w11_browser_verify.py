@@ -4,7 +4,7 @@ Issue 27 asks how long the browser's own check of a session takes (the verify pa
 verifier, web/static/verify.js: the hash chain, and every die derived again from the
 revealed seeds) for the demo session and for a session of 5,000 events. Its baseline is
 the same export checked by the command line's verifier in the same run
-(`diceledger verify --file`'s core, ``infra.verifying.verify_file``, in process: the
+(`diceledger verify --file`'s core, ``infra.app.verification.verify_file``, in process: the
 interpreter's start-up is left out of it).
 
 The demo session is the one `diceledger serve --demo` plays, exported as its GM exports
@@ -38,9 +38,9 @@ from make_store import Generator
 
 from diceledger.cli.serve_demo import prepare_demo
 from diceledger.domain.records import RecordedEvent
+from diceledger.infra.app.verification import verify_file
 from diceledger.infra.bootstrap import bootstrap_server
-from diceledger.infra.exporting import write_export, write_lines
-from diceledger.infra.verifying import verify_file
+from diceledger.infra.store.exporting import write_export, write_lines
 from diceledger.web.static_files import STATIC_DIR
 from tests.web.browser import run_module, serve_folder, start_chromium
 

@@ -36,7 +36,7 @@ from diceledger.domain.records import NewEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
 
 TARGET_VS_RAW = 0.7

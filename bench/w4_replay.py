@@ -72,8 +72,8 @@ def current_rss_mb() -> float:
 
 def child_rebuild(url: str) -> dict[str, Any]:
     """Rebuild the statistics projection; return time, event count and memory samples."""
-    from diceledger.infra.db import make_engine, upgrade
     from diceledger.infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.store.database import make_engine, upgrade
     from diceledger.infra.store.sql import SqlEventStore
 
     upgrade(url)
@@ -96,8 +96,8 @@ def child_rebuild(url: str) -> dict[str, Any]:
 
 def child_floor(url: str, decoded: bool) -> dict[str, Any]:
     """Time the rebuild's read alone (and its decode): what no fold can go below."""
-    from diceledger.infra.codec import decode
-    from diceledger.infra.db import make_engine
+    from diceledger.infra.codec.events import decode
+    from diceledger.infra.store.database import make_engine
     from diceledger.infra.store.sql import SqlEventStore
 
     store = SqlEventStore(make_engine(url))
@@ -117,8 +117,8 @@ def child_profile(url: str) -> dict[str, Any]:
     """Rebuild once under cProfile; print the top functions on stderr."""
     from benchlib.profiling import print_profile
 
-    from diceledger.infra.db import make_engine, upgrade
     from diceledger.infra.projections.statistics import StatisticsProjection
+    from diceledger.infra.store.database import make_engine, upgrade
     from diceledger.infra.store.sql import SqlEventStore
 
     upgrade(url)

@@ -41,10 +41,10 @@ from sqlalchemy.pool import NullPool
 from diceledger.domain.dice.request import Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import Amount
-from diceledger.infra.db import make_engine
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 THREADS = (8, 32)
 CHECK = cmd.RequestRoll(
@@ -66,7 +66,7 @@ def pools(threads: int) -> dict[str, Callable[[str], Engine]]:
 
 
 def engine_with(url: str, **pool: Any) -> Engine:
-    """Build an engine like infra.db.make_engine's, with other pool settings."""
+    """Build an engine like infra.store.database.make_engine's, with other pool settings."""
     return sa.create_engine(url, connect_args={"connect_timeout": 5}, **pool)
 
 

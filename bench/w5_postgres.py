@@ -3,7 +3,7 @@
 Each writer is its own process with its own engine and appends one ~300-byte event per
 transaction, either each to its own session (1, 2, 4 and 8 writers) or all to one shared
 session (1, 2 and 4; reloading the version and retrying on a conflict), or all to one
-session while holding that session's lock (``infra.session_lock.hold_session``, the lock
+session while holding that session's lock (``infra.store.session_lock.hold_session``, the lock
 ``CheckpointLedger.append_signed`` takes), reading the version under it. Then the own
 sessions again with every append's transaction held open 2 ms after its insert (a trigger
 that sleeps; think of a slow disk's commit), once as they run now and once with every
@@ -45,8 +45,8 @@ from benchlib.profiling import print_profile
 from benchlib.stats import median, median_ratio, percentile
 
 from diceledger.domain.errors import ConcurrencyError
-from diceledger.infra.db import make_engine
-from diceledger.infra.session_lock import hold_session
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.session_lock import hold_session
 from diceledger.infra.store.sql import SqlEventStore
 
 OWN_SESSIONS = (1, 2, 4, 8)

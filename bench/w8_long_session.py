@@ -48,15 +48,15 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import evolve
 from diceledger.infra.app.application import Application
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.codec import new_event
-from diceledger.infra.db import make_engine, open_engine
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import open_keyring
-from diceledger.infra.snapshots import SnapshotStore
+from diceledger.infra.codec.events import new_event
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import open_keyring
+from diceledger.infra.snapshots.store import SnapshotStore
+from diceledger.infra.store.database import make_engine, open_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 LONG_EVENTS = 20_000
 TARGET = 1.2
@@ -67,7 +67,7 @@ CHECK = cmd.RequestRoll(
 CLI_ARGS = ["--as", "player", "check", "{session}", "1d20+5", "--target", "15", "--adv", "1"]
 # The CLI with snapshots disabled in its process: what every command did before them.
 CLI_OFF = (
-    "import sys; from diceledger.infra.snapshots import SnapshotStore as S; "
+    "import sys; from diceledger.infra.snapshots.store import SnapshotStore as S; "
     "S.load = lambda self, stream_id: None; S.save = lambda self, state, head: False; "
     "from diceledger.cli.main import main; sys.argv[0] = 'diceledger'; main()"
 )

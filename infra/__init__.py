@@ -1,1 +1,1 @@
-"""Adapters: the SQLAlchemy event store, the seed vault and the application services."""
+"""The application layer (app/), the composition root, and one folder of adapters per subsystem."""

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from diceledger.infra.app.discord_calls import DiscordCalls
     from diceledger.infra.app.feed import Live
     from diceledger.infra.app.idempotency import IdempotentRequests
-    from diceledger.infra.live import LiveUpdates
-    from diceledger.infra.sessions import Appended
+    from diceledger.infra.app.sessions import Appended
+    from diceledger.infra.live.updates import LiveUpdates
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +55,8 @@ def bootstrap_server(
     from diceledger.infra.app.discord import DiscordTables
     from diceledger.infra.app.idempotency import IdempotentRequests
     from diceledger.infra.discord.store import BindingStore
-    from diceledger.infra.live import LiveUpdates
-    from diceledger.infra.live_postgres import PostgresChannel
+    from diceledger.infra.live.postgres import PostgresChannel
+    from diceledger.infra.live.updates import LiveUpdates
 
     url, engine = _engine(db_url)
     # Several workers share a PostgreSQL store, so their streams must hear each other's
@@ -80,7 +80,7 @@ def discord_api(base_url: str) -> DiscordCalls:
 
 def unannounced_live() -> Live:
     """Return live updates no application announces to: streams read only on heartbeats."""
-    from diceledger.infra.live import LiveUpdates
+    from diceledger.infra.live.updates import LiveUpdates
 
     return LiveUpdates()
 
@@ -88,7 +88,7 @@ def unannounced_live() -> Live:
 def in_memory() -> Application:
     """Wire the application on the in-memory store and vault (tests, dry runs)."""
     from diceledger.infra.store.memory import InMemoryEventStore
-    from diceledger.infra.vault import InMemorySeedVault
+    from diceledger.infra.vault.seeds import InMemorySeedVault
 
     return Application(InMemoryEventStore(), InMemorySeedVault(), "memory://")
 
@@ -101,7 +101,7 @@ def _opened(
 
 
 def _engine(db_url: str | None) -> tuple[str, Engine]:
-    from diceledger.infra.db import open_engine, resolve_url
+    from diceledger.infra.store.database import open_engine, resolve_url
 
     url = resolve_url(db_url)
     return url, open_engine(url)
@@ -115,12 +115,12 @@ def _application(
     on_appended: Appended | None = None,
 ) -> Application:
     """Wire the application on ``engine``; every append signed with the server's key."""
-    from diceledger.infra.db import safe_url
-    from diceledger.infra.ledger import CheckpointLedger
-    from diceledger.infra.signing import open_keyring
-    from diceledger.infra.snapshots import SnapshotStore
+    from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+    from diceledger.infra.ledger.signing import open_keyring
+    from diceledger.infra.snapshots.store import SnapshotStore
+    from diceledger.infra.store.database import safe_url
     from diceledger.infra.store.sql import SqlEventStore
-    from diceledger.infra.vault import SeedVault
+    from diceledger.infra.vault.seeds import SeedVault
 
     keyring = open_keyring(signing_key, origin)
     ledger = CheckpointLedger(engine, keyring)

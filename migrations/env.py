@@ -5,14 +5,15 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from diceledger.infra.db import WRITE_OPTION, make_engine, resolve_url
-from diceledger.infra.schema import metadata
+from diceledger.infra.store.all_tables import metadata
+from diceledger.infra.store.database import WRITE_OPTION, make_engine, resolve_url
 
 config = context.config
 
 
 def _url() -> str:
-    # Given in code by infra.db, else `alembic -x db=URL`, else DICELEDGER_DB or the default.
+    # Given in code by infra.store.database, else `alembic -x db=URL`, else DICELEDGER_DB or
+    # the default.
     given = config.attributes.get("url") or context.get_x_argument(as_dictionary=True).get("db")
     return resolve_url(given)
 

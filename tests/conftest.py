@@ -151,7 +151,7 @@ def postgres_url(postgres_database: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def _upgraded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from diceledger.infra.db import upgrade
+    from diceledger.infra.store.database import upgrade
 
     path = tmp_path_factory.mktemp("template") / "template.sqlite"
     upgrade(f"sqlite:///{path}")

@@ -98,7 +98,8 @@ def test_each_layer_imports_only_what_its_place_allows(layer: str) -> None:
 def test_layer_check_catches_a_forbidden_import(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
     module.write_text(
-        "import sqlalchemy\nfrom click import echo\nfrom diceledger.infra.db import open_engine\n"
+        "import sqlalchemy\nfrom click import echo\n"
+        "from diceledger.infra.store.database import open_engine\n"
     )
     assert imported_roots(module) & FORBIDDEN["domain"] == {
         "sqlalchemy",
@@ -122,12 +123,12 @@ def test_face_check_catches_the_session_state_and_a_back_door(tmp_path: Path) ->
     module.write_text(
         "from diceledger.domain.session.state import SessionState\n"
         "from diceledger.domain.session import state\n"
-        "from diceledger.infra.sessions import SessionService\n"
+        "from diceledger.infra.store.sql import SqlEventStore\n"
         "from diceledger.infra.app.results import ShownRoll\n"
         "from diceledger.infra.bootstrap import bootstrap\n"
         "from diceledger.domain.session.views import roll_view\n"
     )
     assert face_crossings(module) == {
         "diceledger.domain.session.state",
-        "diceledger.infra.sessions",
+        "diceledger.infra.store.sql",
     }

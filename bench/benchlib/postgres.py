@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import psycopg
 
-from diceledger.infra.db import upgrade
+from diceledger.infra.store.database import upgrade
 
 # The server's maintenance database, reached as a superuser (trust auth on the bench box).
 ADMIN_ENV = "DICELEDGER_BENCH_PG"

@@ -1,7 +1,7 @@
 """The two SQLite peers of W3: raw sqlite3 (the limit) and eventsourcing's recorder.
 
 Both write the same ~300-byte event data as diceledger and persist it durably: WAL and
-synchronous=FULL, the pragmas ``infra.db.make_engine`` sets. Neither computes a hash
+synchronous=FULL, the pragmas ``infra.store.database.make_engine`` sets. Neither computes a hash
 chain; diceledger's figure includes it.
 """
 
@@ -17,7 +17,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 
 from diceledger.domain.records import NewEvent
-from diceledger.infra.db import upgrade
+from diceledger.infra.store.database import upgrade
 
 DURABLE_PRAGMAS = (
     "PRAGMA busy_timeout = 10000",

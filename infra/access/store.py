@@ -11,8 +11,8 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
-from diceledger.infra.db import translate_errors
-from diceledger.infra.transaction import Transaction, one_transaction, writing
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,10 +51,10 @@ from diceledger.infra.app.results import (
     SessionView,
     StatisticsResult,
 )
+from diceledger.infra.app.sessions import Appended, Outcome, SessionService, Snapshots, Vault
 from diceledger.infra.app.sheets import CharactersView, CharacterView, SheetResult
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.sessions import Appended, Outcome, SessionService, Snapshots, Vault
-from diceledger.infra.signing import Keyring
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import Keyring
 from diceledger.infra.store.port import EventStore
 
 # What only some use cases need is imported in their methods: every CLI command is a new
@@ -376,7 +376,7 @@ class Application:
 
     def review(self, viewer: str, session_id: str, roll_id: int) -> JsonObject:
         """Return the GM's review of one roll: every die, its provenance and the proofs."""
-        from diceledger.infra.verifying import review_roll
+        from diceledger.infra.app.review import review_roll
 
         return review_roll(self._store, session_id, roll_id, viewer)
 
@@ -447,7 +447,7 @@ class Application:
         hash in the chain, so the rest still verifies (docs/verification.md, "Sealed lines").
         """
         from diceledger.domain.session.visibility import hidden_from
-        from diceledger.infra.exporting import export_lines
+        from diceledger.infra.store.exporting import export_lines
 
         with self._sessions.locked(session_id):
             state = self._sessions.load(session_id)
@@ -460,8 +460,8 @@ class Application:
 
     def export_file(self, viewer: str, session_id: str, output: Path) -> ExportFileResult:
         """Write a session's export to ``output`` and its proof beside it, FILE.proof.json."""
-        from diceledger.infra.exporting import write_lines
-        from diceledger.infra.signed_exports import proof_path, write_proof
+        from diceledger.infra.ledger.signed_exports import proof_path, write_proof
+        from diceledger.infra.store.exporting import write_lines
 
         exported = self.export(viewer, session_id)
         count = write_lines(exported.lines, output)
@@ -485,7 +485,7 @@ class Application:
         one of ``trusted``) and heading exactly the file's events; a session new to the
         store may come without one when ``allow_unsigned`` says so.
         """
-        from diceledger.infra.signed_exports import import_signed, proof_path, read_proof
+        from diceledger.infra.ledger.signed_exports import import_signed, proof_path, read_proof
 
         proof = read_proof(proof_file or proof_path(path))
         keys = (*self.proofs.trusted(), *trusted)

@@ -22,8 +22,8 @@ from diceledger.domain.projections.report import ACROSS_SESSIONS, PlayerReport
 from diceledger.domain.projections.tidy import campaign_csv, report_json, reports_json
 from diceledger.domain.session.commands import CarriedCommand
 from diceledger.infra.app.results import LuckResult, SessionStartedResult
+from diceledger.infra.app.sessions import session_id_for
 from diceledger.infra.campaigns.store import CampaignStore
-from diceledger.infra.sessions import session_id_for
 from diceledger.infra.store.port import Clock, utc_now
 
 if TYPE_CHECKING:

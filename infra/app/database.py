@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from diceledger.infra.db import (
+from diceledger.infra.store.database import (
     current_revision,
     head_revision,
     make_engine,

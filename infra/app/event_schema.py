@@ -9,7 +9,7 @@ from functools import cache
 from diceledger.domain.event_schema import events_document, fingerprints
 from diceledger.domain.json import JsonObject
 from diceledger.domain.session.events import EVENT_TYPES
-from diceledger.infra.codec import OLDER_SHAPES
+from diceledger.infra.codec.old_versions import OLDER_SHAPES
 
 MEDIA_TYPE = "application/schema+json"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from diceledger.domain.export_proof import ExportProof
 from diceledger.infra.app.results import ExportFileResult
-from diceledger.infra.exporting import write_lines
-from diceledger.infra.signed_exports import proof_path, write_proof
+from diceledger.infra.ledger.signed_exports import proof_path, write_proof
+from diceledger.infra.store.exporting import write_lines
 
 
 def save_export(

@@ -1,5 +1,5 @@
 """One member's live feed of a session, read from the store a batch at a time, and the
-wake-ups that tell its stream when to read (infra/live.py implements them)."""
+wake-ups that tell its stream when to read (infra/live/updates.py implements them)."""
 
 from __future__ import annotations
 

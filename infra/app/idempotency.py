@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from diceledger.domain.errors import InvalidInputError, KeyReusedError, RequestInProgressError
 from diceledger.infra.access.store import AccessStore
 from diceledger.infra.store.port import Clock, utc_now
-from diceledger.infra.transaction import RollBack
+from diceledger.infra.store.transaction import RollBack
 
 MAX_KEY_LENGTH = 200
 _IN_PROGRESS = "the first request with this Idempotency-Key has not answered yet"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from diceledger.domain.audit import Claim
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.infra.app.verification import Reader
-from diceledger.infra.keeper import CheckpointKeeper, Observation, Prove
+from diceledger.infra.ledger.keeper import CheckpointKeeper, Observation, Prove
 
 if TYPE_CHECKING:
     from diceledger.infra.app.application import Application

@@ -18,9 +18,9 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.visibility import may_see
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.sessions import SessionService
-from diceledger.infra.signing import Keyring, Rotation
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import Keyring, Rotation
 from diceledger.infra.store.port import EventStore
 
 # Exports and receipts import what they need when they run: every command that
@@ -213,11 +213,11 @@ class Proofs:
 
     def adopt(self, session_id: str) -> AdoptResult:
         """Sign a session's unsigned events after they verify (an operator's decision)."""
-        from diceledger.infra.verifying import verify_session
+        from diceledger.infra.app.verification import verify_log
 
         ledger = self._signing()[0]
         with ledger.exclusive(session_id):
-            report = verify_session(self._store, session_id)
+            report = verify_log(self._store, session_id)
             failure = report.first_failure
             if failure is not None:
                 raise VerificationError(

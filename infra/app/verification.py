@@ -1,10 +1,11 @@
 """The verify use cases: a stored session, an export, a receipt, each held to what anchors it.
 
-A log alone proves only that it agrees with itself and with the rules. What anchors it is
-a checkpoint signed by a key the reader trusts: for a stored session, the store's latest
-checkpoint (and each head an anchor outside the database remembers); for an export, its
-proof; for both, the checkpoints the reader kept. Every face calls these and renders the
-verdict; none builds trust sets or matches origins itself (``session_of``).
+A log alone proves only that it agrees with itself and with the rules (``verify_log``,
+``verify_file``). What anchors it is a checkpoint signed by a key the reader trusts: for a
+stored session, the store's latest checkpoint (and each head an anchor outside the
+database remembers); for an export, its proof; for both, the checkpoints the reader kept.
+Every face calls these and renders the verdict; none builds trust sets or matches origins
+itself (``session_of``).
 
 The verdict's standing is what ``verify`` exits with: proven (0), failed (1), or
 consistent but unanchored (3), when the only keys that signed are those the document
@@ -13,7 +14,7 @@ itself carries.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Protocol, TypeVar
 
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
 from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
-from diceledger.domain.errors import MalformedError, VerificationError
+from diceledger.domain.errors import MalformedError, VerificationError, unknown_session
 from diceledger.domain.json import JsonObject
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, check_complete, verify_receipt
 from diceledger.domain.records import ExportedEvent, RecordedEvent
@@ -29,16 +30,15 @@ from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
 from diceledger.domain.verification.report import Anchor, Report
+from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.app.proofs import Proofs
-from diceledger.infra.codec import decode
-from diceledger.infra.exporting import read_lines
-from diceledger.infra.keeper import CheckpointKeeper
-from diceledger.infra.signed_exports import proof_path, read_proof
-from diceledger.infra.signed_heads import Head
-from diceledger.infra.signing import ed25519_check, open_keyring
+from diceledger.infra.codec.events import decode, from_record
+from diceledger.infra.ledger.keeper import CheckpointKeeper
+from diceledger.infra.ledger.signed_exports import proof_path, read_proof
+from diceledger.infra.ledger.signed_heads import Head
+from diceledger.infra.ledger.signing import ed25519_check, open_keyring
+from diceledger.infra.store.exporting import read_lines
 from diceledger.infra.store.port import EventStore
-from diceledger.infra.verifying import verify_file
-from diceledger.infra.verifying import verify_session as log_alone
 
 LATEST = "the store's latest checkpoint"
 CHECKED = {
@@ -204,6 +204,30 @@ def head_of(notes: Iterable[str], session_id: str) -> str | None:
     return None
 
 
+# What a caller may put around the read of a log alone (a progress bar).
+Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]
+
+
+def _as_is(records: Iterable[RecordedEvent]) -> Iterable[RecordedEvent]:
+    return records
+
+
+def verify_log(store: EventStore, session_id: str, wrap: Wrap = _as_is) -> Report:
+    """Verify a stored session's log alone; ``wrap`` may watch the records go by."""
+    report = verify_records(wrap(store.read_stream(session_id)), from_record)
+    if report.events == 0:
+        raise unknown_session(session_id)
+    return report
+
+
+def verify_file(
+    path: str | Path,
+    wrap: Callable[[Iterable[ExportedEvent]], Iterable[ExportedEvent]] = lambda lines: lines,
+) -> Report:
+    """Verify an exported session (JSON Lines) with no database; sealed lines are links."""
+    return verify_records(wrap(read_lines(path)), from_record)
+
+
 def verify_session(
     store: EventStore,
     proofs: Proofs,
@@ -224,7 +248,9 @@ def verify_session(
         head_note, unreadable = None, Finding(LATEST, False, f"signature: {error}")
     leaves: list[bytes] = []
     count = store.current_version(session_id)
-    report = log_alone(store, session_id, lambda records: _leaves_of(watch(records, count), leaves))
+    report = verify_log(
+        store, session_id, lambda records: _leaves_of(watch(records, count), leaves)
+    )
     findings = [] if unreadable is None else [unreadable]
     head = None
     if head_note is not None:

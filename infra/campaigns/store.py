@@ -12,8 +12,8 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.campaign import Campaign, refuse_second_campaign
 from diceledger.infra.campaigns.schema import campaign_sessions, campaigns
-from diceledger.infra.db import translate_errors
-from diceledger.infra.transaction import Transaction, one_transaction, writing
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
 class CampaignStore:

@@ -11,9 +11,9 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.errors import ConflictError
-from diceledger.infra.db import translate_errors
 from diceledger.infra.discord.schema import discord_channels, discord_members
-from diceledger.infra.transaction import writing
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.transaction import writing
 
 
 class BindingStore:

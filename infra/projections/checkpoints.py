@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from diceledger.infra.db import translate_errors, write_connection
 from diceledger.infra.projections.schema import projection_checkpoints
+from diceledger.infra.store.database import translate_errors, write_connection
 from diceledger.infra.store.port import EventStore
 
 BATCH_SIZE = 5000

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 
 
 def logged(record: RecordedEvent) -> Logged:

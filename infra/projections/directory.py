@@ -21,10 +21,10 @@ from diceledger.domain.projections.directory import (
     directory_changes,
 )
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.db import translate_errors
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
 from diceledger.infra.projections.decoding import logged
 from diceledger.infra.projections.schema import session_directory, session_directory_members
+from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.port import EventStore
 
 _READ_TYPES = frozenset(cls.__name__ for cls in READS)

@@ -9,9 +9,9 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.projections.report import Visible
 from diceledger.domain.projections.statistics import ALL, PUBLIC, fold_statistics
-from diceledger.infra.db import translate_errors
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters, stat_members
+from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.port import EventStore
 
 FETCH_SIZE = 10_000

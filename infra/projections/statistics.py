@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.statistics import Key, StatisticsFold, Tally
-from diceledger.infra.codec import decode
+from diceledger.infra.codec.events import decode
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
 from diceledger.infra.projections.decoding import logged
 from diceledger.infra.projections.schema import stat_counters, stat_members

@@ -1,1 +1,1 @@
-"""The event store: one port, an in-memory fake and a SQLAlchemy Core backend."""
+"""The event store and its database: backends, connections, transactions, locks, exports."""

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.db import translate_errors
+from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.xid import TransactionId

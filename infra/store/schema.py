@@ -1,4 +1,4 @@
-"""The SQLAlchemy Core tables; migrations/ must create exactly these (a test compares)."""
+"""The events table, on the one metadata every table joins (store/all_tables.py lists them)."""
 
 from __future__ import annotations
 
@@ -42,13 +42,4 @@ events = sa.Table(
         "ix_events_transaction_position", "transaction_id", "position", sqlite_where=sa.false()
     ),
     sqlite_autoincrement=True,
-)
-
-seed_vault = sa.Table(
-    "seed_vault",
-    metadata,
-    sa.Column("stream_id", sa.String(STREAM_ID_LENGTH), primary_key=True),
-    sa.Column("commitment", sa.String(64), primary_key=True),
-    # SeedCipher's sealed form: the seed itself is never stored (migration 0007).
-    sa.Column("sealed_seed", sa.LargeBinary(), nullable=False),
 )

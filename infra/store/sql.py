@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.store.database import translate_errors, write_connection
 from diceledger.infra.store.horizon import LAST_IN_READ_ORDER, read_settled
 from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
@@ -22,7 +22,7 @@ from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventData, Event
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 from diceledger.infra.store.sqlite_append import SqliteAppend
-from diceledger.infra.transaction import in_transaction, writing
+from diceledger.infra.store.transaction import in_transaction, writing
 
 DEFAULT_LOCK_TIMEOUT_MS = 5_000
 DEFAULT_SETTLE_TIMEOUT_MS = 5_000

@@ -59,7 +59,7 @@ class SqliteAppend:
             driver = pooled.driver_connection
             assert isinstance(driver, sqlite3.Connection)
             with _as_sqlalchemy_errors():
-                # The engine leaves the driver in autocommit (infra.db): the transaction
+                # The engine leaves the driver in autocommit (infra.store.database): the transaction
                 # is ours to begin, and BEGIN IMMEDIATE takes the write lock at once.
                 driver.execute("BEGIN IMMEDIATE")
                 try:

@@ -53,13 +53,13 @@ def _rewrite(source: str, target: str, convert: Callable[[], Convert]) -> None:
 
 
 def _sealer() -> Convert:
-    from diceledger.infra.seed_cipher import load_seed_cipher
+    from diceledger.infra.vault.cipher import load_seed_cipher
 
     return load_seed_cipher().seal
 
 
 def _opener() -> Convert:
-    from diceledger.infra.seed_cipher import load_seed_cipher
+    from diceledger.infra.vault.cipher import load_seed_cipher
 
     return load_seed_cipher().open
 

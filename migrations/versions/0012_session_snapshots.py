@@ -4,7 +4,7 @@ Revision ID: 0012_session_snapshots
 Revises: 0011_parallel_writers
 Create Date: 2026-12-04
 
-One row per session (``infra.snapshots``): the state's text, the fold version that wrote
+One row per session (``infra.snapshots.store``): the state's text, the fold version that wrote
 it, and the stream version and event hash it was folded up to. The table is a cache of
 the log: readers use a row only while the log holds that event with that hash, and it may
 be emptied at any time (the next commands write it again). No triggers: rows are replaced

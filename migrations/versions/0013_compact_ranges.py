@@ -5,9 +5,10 @@ Revises: 0012_session_snapshots
 Create Date: 2026-12-01
 
 ``signed_checkpoints.edge``: the hashes of the tree's right-edge complete subtrees, which
-are all the next tree needs to grow (``infra.ledger``). Rows signed before keep NULL; the
-ledger reads their nodes from ``merkle_nodes`` instead, once per session, and the next
-checkpoint carries its range. Adding a column leaves the append-only triggers as they are.
+are all the next tree needs to grow (``infra.ledger.checkpoint_ledger``). Rows signed
+before keep NULL; the ledger reads their nodes from ``merkle_nodes`` instead, once per
+session, and the next checkpoint carries its range. Adding a column leaves the append-only
+triggers as they are.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.bootstrap import bootstrap_server
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 from diceledger.web.app import build_app
 from diceledger.web.context import Settings, WebServices
 from tests.infra.support import database_url

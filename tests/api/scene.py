@@ -15,7 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.api.conftest import Api
 
 CHECK = {"kind": "check", "expression": "1d20+5", "target": 15}

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from diceledger.infra.db import upgrade
+from diceledger.infra.store.database import upgrade
 from tests.api.conftest import Api, build_api, open_table
 from tests.conftest import PG_SERVER
 

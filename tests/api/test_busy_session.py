@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from diceledger.infra.session_lock import SESSION_LOCK, lock_key
+from diceledger.infra.store.session_lock import SESSION_LOCK, lock_key
 from tests.api.conftest import Api, build_api, open_table
 from tests.infra.support import database_url
 

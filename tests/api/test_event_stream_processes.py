@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from diceledger.infra.db import upgrade
+from diceledger.infra.store.database import upgrade
 from tests.api.live import Client, open_table, serve_process
 from tests.conftest import PG_SERVER, PG_URL_BASE
 

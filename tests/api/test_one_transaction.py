@@ -15,7 +15,7 @@ import pytest
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint
 from diceledger.domain.json import JsonObject
 from diceledger.infra.app.results import RollResult
-from diceledger.infra.signing import SigningKey
+from diceledger.infra.ledger.signing import SigningKey
 from diceledger.web.routes import rolls
 from tests.api.conftest import Api, Table
 

@@ -14,7 +14,7 @@ from diceledger.domain.errors import VerificationError
 from diceledger.domain.merkle import ConsistencyProof, InclusionProof, verify_inclusion
 from diceledger.domain.receipt import Receipt, verify_receipt
 from diceledger.domain.signed_note import SignedNote, VerifierKey
-from diceledger.infra.signing import check_rotation, ed25519_check, open_signed_checkpoint
+from diceledger.infra.ledger.signing import check_rotation, ed25519_check, open_signed_checkpoint
 from diceledger.web.asgi import create
 from tests.api.conftest import Api, Table, build_api, open_table
 

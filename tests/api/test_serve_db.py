@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.schema import events
 from tests.api.served import running_server
 

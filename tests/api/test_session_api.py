@@ -13,7 +13,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.infra.access.schema import member_tokens
 from diceledger.infra.access.store import AccessStore
 from diceledger.infra.app.access import AccessService
-from diceledger.infra.store.schema import seed_vault
+from diceledger.infra.vault.schema import seed_vault
 from tests.api.conftest import Api, Table
 
 CHECK: JsonObject = {

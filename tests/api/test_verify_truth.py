@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from diceledger.infra.ledger_schema import signed_checkpoints
+from diceledger.infra.ledger.schema import signed_checkpoints
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from tests.api.conftest import Api, Table

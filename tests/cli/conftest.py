@@ -19,10 +19,10 @@ from click.testing import CliRunner, Result
 from diceledger.cli.main import cli
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.state import SessionState
-from diceledger.infra.db import make_engine
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 
 @dataclass

@@ -18,10 +18,10 @@ from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.fingerprint import checkpoint_label
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.infra.app.application import Application
-from diceledger.infra.db import make_engine
-from diceledger.infra.signing import SigningKey, open_keyring
+from diceledger.infra.ledger.signing import SigningKey, open_keyring
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.cli.conftest import Ledger
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from diceledger.infra.signing import open_keyring
+from diceledger.infra.ledger.signing import open_keyring
 from tests.cli.conftest import Ledger
 
 

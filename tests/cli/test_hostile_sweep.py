@@ -19,9 +19,9 @@ from click.testing import Result
 from sqlalchemy.engine import Engine
 
 from diceledger.cli.registry import COMMANDS
-from diceledger.infra import db
+from diceledger.infra.store import database
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.cli.conftest import Ledger
 
 VALUES = [
@@ -207,16 +207,16 @@ def test_every_command_with_hostile_values_and_files_refuses_cleanly_and_appends
 @pytest.fixture
 def postgres_ledger(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ledger]:
     """A ledger on PostgreSQL whose commands share one engine, disposed at the end."""
-    db.upgrade(postgres_url)
+    database.upgrade(postgres_url)
     engines: dict[str, Engine] = {}
-    build = db.make_engine
+    build = database.make_engine
 
     def shared(url: str, *args: object, **kwargs: object) -> Engine:
         if url not in engines:
             engines[url] = build(url)
         return engines[url]
 
-    monkeypatch.setattr(db, "make_engine", shared)
+    monkeypatch.setattr(database, "make_engine", shared)
     engine = shared(postgres_url)
     try:
         yield Ledger(postgres_url, SqlEventStore(engine), SeedVault(engine))

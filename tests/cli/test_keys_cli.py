@@ -20,8 +20,8 @@ from diceledger.domain.export_proof import ExportProof
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.merkle import MerkleTree
 from diceledger.domain.receipt import Receipt
-from diceledger.infra.exporting import export_lines, read_export, write_lines
-from diceledger.infra.signing import SigningKey, key_name_for, open_keyring
+from diceledger.infra.ledger.signing import SigningKey, key_name_for, open_keyring
+from diceledger.infra.store.exporting import export_lines, read_export, write_lines
 from diceledger.infra.store.sealing import seal
 from tests.cli.conftest import Ledger
 from tests.infra.support import new_event

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
-from diceledger.infra.signing import open_keyring
+from diceledger.infra.ledger.signing import open_keyring
 from tests.cli.conftest import Ledger
 
 

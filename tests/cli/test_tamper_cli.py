@@ -26,8 +26,8 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.db import make_engine
-from diceledger.infra.signing import SigningKey, open_keyring
+from diceledger.infra.ledger.signing import SigningKey, open_keyring
+from diceledger.infra.store.database import make_engine
 from tests.cli.conftest import Ledger
 from tests.infra.owner_rights import Owner
 
@@ -52,7 +52,7 @@ def operator_rolls(url: str, table: str, actor: str, face: int) -> None:
 
 def forget_signed_heads() -> None:
     """Cut the heads file beside the key, as only the key's holder can: without this, the
-    server refuses to sign again what it signed before (infra/signed_heads.py)."""
+    server refuses to sign again what it signed before (infra/ledger/signed_heads.py)."""
     Path(os.environ["DICELEDGER_SIGNED_HEADS"]).unlink(missing_ok=True)
 
 

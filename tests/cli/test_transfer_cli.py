@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
-from diceledger.infra.db import make_engine
-from diceledger.infra.exporting import read_export, write_export
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.exporting import read_export, write_export
 from diceledger.infra.store.sql import SqlEventStore
 from tests.cli.conftest import Ledger
 from tests.infra.forging import rechain

@@ -30,8 +30,8 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import SessionState, evolve
-from diceledger.infra.codec import new_event
-from diceledger.infra.exporting import export_lines
+from diceledger.infra.codec.events import new_event
+from diceledger.infra.store.exporting import export_lines
 from diceledger.infra.store.memory import InMemoryEventStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,8 +22,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.bootstrap import bootstrap_server
-from diceledger.infra.db import make_engine
 from diceledger.infra.discord.api import DiscordApi, HttpAnswer
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
 from diceledger.web.app import build_app
 from diceledger.web.context import WebServices

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
+from diceledger.infra.ledger.schema import merkle_nodes, signed_checkpoints
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import seal

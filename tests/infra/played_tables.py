@@ -16,7 +16,7 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
-from diceledger.infra.codec import new_event
+from diceledger.infra.codec.events import new_event
 from diceledger.infra.store.port import EventStore
 
 SEED = b"q" * 32

@@ -2,7 +2,7 @@
 
 Each field is checked against its type hint one by one: an object with no unknown key,
 every value exactly of its type (a bool is no int), lists for tuples, nested records
-rebuilt the same way. Production decodes with ``diceledger.infra.codec``; this is slower
+rebuilt the same way. Production decodes with ``diceledger.infra.codec.events``; this is slower
 and kept only so a property test can say both accept and build exactly the same events.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.session import events as ev
-from diceledger.infra.codec import UPCASTERS
+from diceledger.infra.codec.old_versions import UPCASTERS
 
 
 def decode_by_hand(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
-    """Decode as ``infra.codec.decode`` does; CorruptLogError names what does not fit."""
+    """Decode as ``infra.codec.events.decode`` does; CorruptLogError names what does not fit."""
     cls = ev.EVENT_TYPES.get(event_type)
     if cls is None:
         raise CorruptLogError(f"unknown event type '{event_type}'")

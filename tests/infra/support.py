@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from diceledger.domain.records import NewEvent
-from diceledger.infra.db import make_engine, upgrade
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import Clock, EventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 BACKENDS = [
     pytest.param("memory", id="memory"),

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from diceledger.domain.hashchain import verify_chain
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event
 

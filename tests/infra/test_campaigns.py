@@ -29,7 +29,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app.application import Application
 from diceledger.infra.bootstrap import bootstrap, in_memory
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 
 
 def check(

@@ -16,7 +16,7 @@ from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader, check_receipt
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.signing import Keyring
+from diceledger.infra.ledger.signing import Keyring
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from diceledger.domain.hashchain import verify_chain
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra import workers
 from tests.infra.support import new_event

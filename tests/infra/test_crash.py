@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from diceledger.domain.hashchain import verify_chain
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
 
 pytestmark = pytest.mark.slow

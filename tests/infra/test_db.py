@@ -11,7 +11,13 @@ import sqlalchemy as sa
 
 from diceledger.domain.errors import StoreUnavailableError
 from diceledger.domain.hashchain import ChainHead
-from diceledger.infra.db import make_engine, normalize_url, resolve_url, upgrade, write_connection
+from diceledger.infra.store.database import (
+    make_engine,
+    normalize_url,
+    resolve_url,
+    upgrade,
+    write_connection,
+)
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import seal

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
-from diceledger.infra.db import head_revision
+from diceledger.infra.store.database import head_revision
 
 
 def run(*args: str) -> tuple[int, str]:

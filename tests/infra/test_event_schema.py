@@ -13,8 +13,9 @@ from jsonschema import Draft202012Validator
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.events import EVENT_TYPES
 from diceledger.infra.app.event_schema import events_schema, events_schema_text, schema_fingerprints
-from diceledger.infra.codec import OLDER_SHAPES, UPCASTERS, decode
-from diceledger.infra.exporting import export_line, read_export
+from diceledger.infra.codec.events import decode
+from diceledger.infra.codec.old_versions import OLDER_SHAPES, UPCASTERS
+from diceledger.infra.store.exporting import export_line, read_export
 from diceledger.infra.store.memory import InMemoryEventStore
 from tests.documents import object_at
 from tests.infra.played_tables import play
@@ -150,7 +151,7 @@ def test_no_event_class_changed_without_a_new_schema_version() -> None:
     assert changed == [], (
         f"the data shape of {', '.join(changed)} changed but its schema_version did not: "
         "bump the class's schema_version, add an upcaster from the old version in "
-        "infra/codec.py with a dataclass of the old shape in OLDER_SHAPES, then run "
+        "infra/codec/old_versions.py with a dataclass of the old shape in OLDER_SHAPES, then run "
         f"`{REGENERATE}`"
     )
     unrecorded = sorted(set(current) - set(recorded))

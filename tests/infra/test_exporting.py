@@ -14,8 +14,8 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.db import make_engine, upgrade
-from diceledger.infra.exporting import (
+from diceledger.infra.store.database import make_engine, upgrade
+from diceledger.infra.store.exporting import (
     FIELDS,
     check_export,
     import_export,
@@ -37,8 +37,8 @@ def engines() -> Iterator[list[Engine]]:
 
 def played_store(url: str, engines: list[Engine]) -> tuple[SqlEventStore, str]:
     """Play a short session on a SQL store; return the store and the session id."""
-    from diceledger.infra.sessions import SessionService
-    from diceledger.infra.vault import SeedVault
+    from diceledger.infra.app.sessions import SessionService
+    from diceledger.infra.vault.seeds import SeedVault
 
     engine = make_engine(url)
     engines.append(engine)

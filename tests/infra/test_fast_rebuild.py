@@ -28,11 +28,11 @@ from diceledger.domain.projections import facts
 from diceledger.domain.projections.statistics import fold_statistics
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.rolls import spec_of
-from diceledger.infra.codec import decode
-from diceledger.infra.db import make_engine
+from diceledger.infra.codec.events import decode
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters, stat_members
 from diceledger.infra.projections.statistics import StatisticsProjection
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.played_tables import play

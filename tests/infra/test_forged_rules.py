@@ -21,9 +21,9 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
-from diceledger.infra.exporting import import_export, write_export
-from diceledger.infra.verifying import verify_file
+from diceledger.infra.app.verification import verify_file
+from diceledger.infra.codec.events import from_record
+from diceledger.infra.store.exporting import import_export, write_export
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 

@@ -16,11 +16,11 @@ from click.testing import CliRunner, Result
 
 from diceledger.cli.main import cli
 from diceledger.domain.errors import ReadOnlyError, SchemaNewerError, StoreUnavailableError
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.projections.directory import SessionDirectory, folded_entries
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 
 COMMANDS = [
     ("session", "list"),

@@ -18,11 +18,16 @@ from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.db import make_engine
-from diceledger.infra.exporting import MAX_LINE_BYTES, import_export, read_export, write_export
+from diceledger.infra.app.verification import verify_file
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.exporting import (
+    MAX_LINE_BYTES,
+    import_export,
+    read_export,
+    write_export,
+)
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.verifying import verify_file
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 

@@ -14,10 +14,10 @@ from diceledger.domain.errors import (
     PermissionDeniedError,
 )
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.exporting import import_export, write_export
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.store.exporting import import_export, write_export
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 from tests.infra.support import memory_services
 
 

@@ -17,10 +17,9 @@ from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.app.verification import verify_export
-from diceledger.infra.exporting import write_export
-from diceledger.infra.signed_exports import write_proof
-from diceledger.infra.verifying import verify_file
+from diceledger.infra.app.verification import verify_export, verify_file
+from diceledger.infra.ledger.signed_exports import write_proof
+from diceledger.infra.store.exporting import write_export
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 

@@ -29,10 +29,10 @@ from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.merkle import MerkleTree, verify_inclusion
 from diceledger.domain.receipt import verify_receipt
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.db import make_engine
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.ledger_schema import signed_checkpoints
-from diceledger.infra.signing import Keyring, SigningKey, ed25519_check, key_name_for
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.schema import signed_checkpoints
+from diceledger.infra.ledger.signing import Keyring, SigningKey, ed25519_check, key_name_for
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import seal

@@ -11,12 +11,12 @@ import pytest
 
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.db import make_engine
-from diceledger.infra.live import LiveUpdates, Wakeups
-from diceledger.infra.live_postgres import PostgresChannel, parse_payload, payload
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.live.postgres import PostgresChannel, parse_payload, payload
+from diceledger.infra.live.updates import LiveUpdates, Wakeups
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 WAIT = 5.0  # seconds a test waits for a wake-up that must come
 

@@ -13,7 +13,8 @@ from alembic.runtime.migration import MigrationContext
 
 from diceledger.domain.errors import SchemaOutdatedError, StoreUnavailableError
 from diceledger.domain.hashchain import ChainHead, verify_chain
-from diceledger.infra.db import (
+from diceledger.infra.store.all_tables import metadata
+from diceledger.infra.store.database import (
     current_revision,
     downgrade,
     ensure_schema,
@@ -22,7 +23,6 @@ from diceledger.infra.db import (
     open_engine,
     upgrade,
 )
-from diceledger.infra.schema import metadata
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import seal

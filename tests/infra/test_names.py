@@ -7,7 +7,7 @@ import pytest
 from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CommandRefusedError, InvalidInputError
 from diceledger.domain.session import commands as cmd
-from diceledger.infra.names import looks_alike
+from diceledger.infra.access.names import looks_alike
 from tests.infra.support import MemoryServices, memory_services
 
 

@@ -15,7 +15,7 @@ from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 

@@ -19,8 +19,8 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.db import make_engine, upgrade
 from diceledger.infra.projections.wiring import session_directory
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.horizon import read_settled
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events

@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra import test_parallel_writers, test_store_contract

@@ -10,10 +10,10 @@ from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.projections.statistics import fold_statistics
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.text import MAX_TEXT
-from diceledger.infra.db import make_engine
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.schema import stat_counters
 from diceledger.infra.projections.statistics import StatisticsProjection
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from tests.infra.played_tables import Table, play
 from tests.infra.support import catch_up_overtaken

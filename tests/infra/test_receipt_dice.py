@@ -18,8 +18,8 @@ from diceledger.domain.verification.receipt_dice import check_receipt_dice
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader, check_receipt
 from diceledger.infra.bootstrap import bootstrap
-from diceledger.infra.codec import decode
-from diceledger.infra.signing import Keyring
+from diceledger.infra.codec.events import decode
+from diceledger.infra.ledger.signing import Keyring
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from diceledger.domain.merkle import (
 )
 from diceledger.domain.receipt import Receipt, ReceiptEntry, verify_receipt
 from diceledger.domain.signed_note import SignedNote, VerifierKey
-from diceledger.infra.signing import SigningKey, ed25519_check, open_signed_checkpoint
+from diceledger.infra.ledger.signing import SigningKey, ed25519_check, open_signed_checkpoint
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 

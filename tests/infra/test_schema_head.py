@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from diceledger.infra.db import SCHEMA_HEAD, current_revision, head_revision, make_engine
+from diceledger.infra.store.database import (
+    SCHEMA_HEAD,
+    current_revision,
+    head_revision,
+    make_engine,
+)
 
 
 def test_the_start_up_schema_check_names_alembics_head() -> None:

@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 
 from diceledger.domain.errors import CorruptLogError, KeyFileError
-from diceledger.infra.db import downgrade, make_engine, upgrade
-from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
-from diceledger.infra.vault import SeedVault, commitment_of
+from diceledger.infra.store.database import downgrade, make_engine, upgrade
+from diceledger.infra.vault.cipher import SeedCipher, load_seed_cipher
+from diceledger.infra.vault.seeds import SeedVault, commitment_of
 
 
 @pytest.fixture

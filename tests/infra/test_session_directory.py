@@ -7,9 +7,9 @@ import random
 from diceledger.domain.projections.directory import Entry
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.state import SessionState, evolve
-from diceledger.infra.codec import from_record
-from diceledger.infra.db import make_engine
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.projections.directory import SessionDirectory
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from tests.infra.played_tables import Table, play

@@ -19,11 +19,11 @@ from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.events import CheckSide, DiceRolled, RollRequested
 from diceledger.domain.session.modes import RollMode
-from diceledger.infra.db import make_engine
-from diceledger.infra.sessions import MAX_ATTEMPTS, SessionService, session_id_for
+from diceledger.infra.app.sessions import MAX_ATTEMPTS, SessionService, session_id_for
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault, SeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault, SeedVault
 from tests.infra.support import memory_services
 
 
@@ -203,7 +203,7 @@ def test_a_seeded_roll_retried_after_a_conflict_draws_under_its_new_nonce() -> N
 def test_a_command_that_always_loses_gives_up_busy_and_appends_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("diceledger.infra.sessions.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("diceledger.infra.app.sessions.time.sleep", lambda seconds: None)
     service, store = racing()
     session_id = table(service)
     store.every_time = True

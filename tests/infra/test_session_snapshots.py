@@ -30,17 +30,17 @@ from diceledger.domain.session.state import (
     evolve,
     replay,
 )
-from diceledger.infra import sessions as sessions_module
-from diceledger.infra.codec import from_record
-from diceledger.infra.db import make_engine
-from diceledger.infra.snapshot_codec import SnapshotUnreadableError, decode_state, encode
-from diceledger.infra.snapshot_schema import session_snapshots
-from diceledger.infra.snapshots import SnapshotStore
+from diceledger.infra.app import sessions as sessions_module
+from diceledger.infra.app.verification import verify_log
+from diceledger.infra.codec.events import from_record
+from diceledger.infra.snapshots.codec import SnapshotUnreadableError, decode_state, encode
+from diceledger.infra.snapshots.schema import session_snapshots
+from diceledger.infra.snapshots.store import SnapshotStore
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import InMemorySeedVault
-from diceledger.infra.verifying import verify_session
+from diceledger.infra.vault.seeds import InMemorySeedVault
 from tests.infra.played_tables import Table
 
 EVERY = 12  # snapshot every this many events in these tests, so short sessions get one
@@ -261,4 +261,4 @@ def test_verify_reads_the_log_never_the_snapshot(processes: Processes) -> None:
     # there, but verification replays the log and is not fooled.
     forged = row.state.replace('"face":', '"face":1', 1)
     processes.change(session_id, state=forged)
-    assert verify_session(processes.store, session_id).ok
+    assert verify_log(processes.store, session_id).ok

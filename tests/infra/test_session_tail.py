@@ -18,10 +18,10 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
 from diceledger.infra.app import feed as feed_module
 from diceledger.infra.app.feed import SessionFeed, SessionTails
+from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.projections.decoding import logged_all
-from diceledger.infra.sessions import SessionService
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 VIEWERS = ("gm", "ann", "bob", "cy", "dee")
 

@@ -30,12 +30,12 @@ from diceledger.domain.signed_note import SignedNote
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.verification import Reader
 from diceledger.infra.bootstrap import bootstrap, in_memory
-from diceledger.infra.db import make_engine
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.signed_heads import Head, SignedHeads
-from diceledger.infra.signing import Keyring, ed25519_check, open_signed_checkpoint
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signed_heads import Head, SignedHeads
+from diceledger.infra.ledger.signing import Keyring, ed25519_check, open_signed_checkpoint
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.vault import SeedVault
+from diceledger.infra.vault.seeds import SeedVault
 from tests.infra.owner_rights import Owner
 from tests.infra.support import database_url
 

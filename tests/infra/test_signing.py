@@ -13,7 +13,7 @@ from diceledger.domain.checkpoint import Checkpoint, origin_for
 from diceledger.domain.errors import KeyFileError, MalformedError, SignatureError
 from diceledger.domain.merkle import MerkleTree
 from diceledger.domain.signed_note import SignedNote, VerifierKey, verify_note
-from diceledger.infra.signing import (
+from diceledger.infra.ledger.signing import (
     KEY_PREFIX,
     Keyring,
     SigningKey,

@@ -28,7 +28,7 @@ from diceledger.domain.hashchain import (
     verify_chain,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.sealing import seal
 from diceledger.infra.store.sql import SqlEventStore
 from tests.infra.support import new_event

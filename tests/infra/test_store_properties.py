@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import verify_chain
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import make_engine
+from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore

@@ -11,7 +11,7 @@ import pytest
 
 from diceledger.domain.hashchain import ChainVerifier
 from diceledger.domain.records import NewEvent
-from diceledger.infra.db import make_engine, upgrade
+from diceledger.infra.store.database import make_engine, upgrade
 from diceledger.infra.store.sql import SqlEventStore
 
 EVENTS = 3_000

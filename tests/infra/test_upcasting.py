@@ -18,9 +18,9 @@ from diceledger.domain.session.events import (
     SessionStarted,
 )
 from diceledger.domain.session.modes import RollMode
-from diceledger.infra.codec import decode, from_record
-from diceledger.infra.exporting import read_export
-from diceledger.infra.verifying import verify_file
+from diceledger.infra.app.verification import verify_file
+from diceledger.infra.codec.events import decode, from_record
+from diceledger.infra.store.exporting import read_export
 from tests.infra.support import memory_services
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "session_v1.jsonl"

@@ -14,13 +14,13 @@ import sqlalchemy as sa
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
-from diceledger.infra.db import make_engine
-from diceledger.infra.exporting import write_export
+from diceledger.infra.app.verification import verify_file, verify_log
+from diceledger.infra.codec.events import from_record
+from diceledger.infra.store.database import make_engine
+from diceledger.infra.store.exporting import write_export
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events as events_table
 from diceledger.infra.store.sql import SqlEventStore
-from diceledger.infra.verifying import verify_file, verify_session
 from tests.infra.forging import rechain
 from tests.infra.session_factory import honest_session, records_of
 
@@ -189,7 +189,7 @@ def test_tampering_inside_sqlite_with_triggers_dropped_is_detected(
     store = SqlEventStore(engine)
     assert store.import_recorded(honest) == len(honest)
     sid = honest[0].stream_id
-    assert verify_session(store, sid).ok
+    assert verify_log(store, sid).ok
     tampered = tamper(list(honest))
     with engine.begin() as connection:
         connection.exec_driver_sql("DROP TRIGGER events_reject_update")
@@ -197,7 +197,7 @@ def test_tampering_inside_sqlite_with_triggers_dropped_is_detected(
         connection.execute(sa.delete(events_table).where(events_table.c.stream_id == sid))
         rows = [to_row(replace(r, position=p)) for p, r in enumerate(tampered, start=1)]
         connection.execute(sa.insert(events_table), rows)
-    report = verify_session(store, sid)
+    report = verify_log(store, sid)
     assert not report.ok
     first = report.first_failure
     assert first is not None and reason in first.reason

@@ -24,10 +24,10 @@ from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import side_roller, waiting_side
 from diceledger.domain.session.state import AWAITING, Roll, SessionState
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
-from diceledger.infra.sessions import SessionService
+from diceledger.infra.app.sessions import SessionService
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.store.memory import InMemoryEventStore
-from diceledger.infra.vault import InMemorySeedVault
+from diceledger.infra.vault.seeds import InMemorySeedVault
 
 PLAYERS = ["ann", "bob", "cy"]
 EXPRESSIONS = ["1d20+2", "2d6", "1d4+1d8", "3d4", "(2d6+3)/2", "1d6"]

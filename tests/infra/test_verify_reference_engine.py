@@ -6,7 +6,7 @@ import pytest
 
 from diceledger.domain.dice.rollstate import RollState
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from tests.infra.session_factory import honest_session, records_of
 
 

@@ -13,7 +13,7 @@ import uuid
 
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.records import NewEvent
-from diceledger.infra.db import current_revision, make_engine, open_engine
+from diceledger.infra.store.database import current_revision, make_engine, open_engine
 from diceledger.infra.store.sql import SqlEventStore
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from click.testing import CliRunner
 
 from diceledger.cli.main import cli
-from diceledger.infra.db import upgrade
-from diceledger.infra.exporting import read_export
+from diceledger.infra.store.database import upgrade
+from diceledger.infra.store.exporting import read_export
 
 # The played session needs a seeded explosion and a seeded tie (typed-in dice would not
 # test the derivation), so it rolls until they happen, within a bound no run reaches:

@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI, Request, Response
 from sqlalchemy.engine import make_url
 
-from diceledger.infra.db import upgrade
-from diceledger.infra.session_lock import SESSION_LOCK, lock_key
+from diceledger.infra.store.database import upgrade
+from diceledger.infra.store.session_lock import SESSION_LOCK, lock_key
 from diceledger.web.context import WebServices
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person

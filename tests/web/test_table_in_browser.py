@@ -21,7 +21,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from diceledger.infra.app.odds import OddsQuery, Side, SingleOdds, odds_of
-from diceledger.infra.exporting import read_export, write_export
+from diceledger.infra.store.exporting import read_export, write_export
 from tests.documents import int_at
 from tests.web.browser import start_chromium
 from tests.web.live_server import LiveServer, live_server

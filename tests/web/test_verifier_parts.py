@@ -23,7 +23,7 @@ from diceledger.domain.dice.sources import SeededSource, draw_message, face_from
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
 from diceledger.domain.hashchain import canonical_json, format_timestamp
 from diceledger.domain.session.events import EVENT_TYPES
-from diceledger.infra.exporting import read_export
+from diceledger.infra.store.exporting import read_export
 from tests.web.browser import run_module
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from diceledger.conformance import INDEX
 from diceledger.domain.records import RecordedEvent
-from diceledger.infra.exporting import read_export, write_export
+from diceledger.infra.store.exporting import read_export, write_export
 from tests.conformance.corpus import FOLDER as CORPUS
 from tests.infra.forging import rechain
 from tests.web.browser import copy_static, run_module, serve_folder

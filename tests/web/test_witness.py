@@ -23,7 +23,7 @@ from diceledger.cli.main import cli
 from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.fingerprint import checkpoint_label
 from diceledger.infra.bootstrap import bootstrap_server
-from diceledger.infra.signing import SigningKey, open_keyring
+from diceledger.infra.ledger.signing import SigningKey, open_keyring
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person
 

@@ -19,7 +19,7 @@ from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.fingerprint import WORDS, checkpoint_label
 from diceledger.domain.merkle import ConsistencyProof, MerkleTree, verify_consistency
 from diceledger.domain.signed_note import encode_base64
-from diceledger.infra.signing import SigningKey, ed25519_check
+from diceledger.infra.ledger.signing import SigningKey, ed25519_check
 from tests.web.browser import run_module
 
 if TYPE_CHECKING:

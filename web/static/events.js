@@ -30,7 +30,7 @@ export const SCHEMA_VERSIONS = {
   CharacterRetired: 1,
 };
 
-// Older versions an upcaster still reads (infra/codec.py).
+// Older versions an upcaster still reads (infra/codec/old_versions.py).
 const UPCAST_FROM = {
   SessionStarted: 1,
   RollRequested: 1,

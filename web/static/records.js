@@ -1,5 +1,5 @@
 // Read an export file (JSON Lines, docs/storage.md) into records, refusing every line the
-// Python reader (infra/exporting.py) refuses, with the same "line N: ..." reasons.
+// Python reader (infra/store/exporting.py) refuses, with the same "line N: ..." reasons.
 
 import { FloatNumber } from "./canonical.js";
 
@@ -29,7 +29,7 @@ export const SEALED_FIELDS = [
 const INTEGERS = new Set(["position", "stream_version", "schema_version", "roll_id"]);
 const OBJECTS = new Set(["data", "meta"]);
 const STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
-// The patterns docs/schema/events.schema.json gives the envelope, as infra/exporting.py
+// The patterns docs/schema/events.schema.json gives the envelope, as infra/store/exporting.py
 // enforces them (the same order, the same reasons).
 const PATTERNS = [
   ["event_id", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"],

@@ -2,7 +2,7 @@
 
 The application tells ``LiveUpdates.appended`` after every append (from whichever thread ran
 the command). That wakes this worker's streams of the session at once and, on PostgreSQL,
-publishes the append to the other workers of the server (infra/live_postgres.py), whose
+publishes the append to the other workers of the server (infra/live/postgres.py), whose
 listener wakes theirs. A wake-up carries no event: a woken stream reads the store, so a
 lost or repeated wake-up costs at most some latency, never an event.
 

@@ -30,7 +30,7 @@ from diceledger.domain.errors import KeyFileError, MalformedError, ProofError, S
 from diceledger.domain.merkle import ConsistencyProof
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired, check_not_retired
-from diceledger.infra.signing import ed25519_check
+from diceledger.infra.ledger.signing import ed25519_check
 
 ENV_VAR = "DICELEDGER_CHECKPOINTS"
 SUFFIX = ".checkpoint"

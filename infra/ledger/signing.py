@@ -44,7 +44,7 @@ from diceledger.domain.signed_note import (
     verify_note,
 )
 from diceledger.domain.trust import Retired
-from diceledger.infra.keyfiles import key_path, load_or_create, write_key_file
+from diceledger.infra.vault.keyfiles import key_path, load_or_create, write_key_file
 
 ENV_VAR = "DICELEDGER_SIGNING_KEY"
 KEY_FILE = "signing.key"

@@ -23,7 +23,7 @@ from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import ChainVerifier, format_timestamp
 from diceledger.domain.records import ExportedEvent, RecordedEvent, SealedEvent
 from diceledger.domain.verification.verify import verify_each_session
-from diceledger.infra.codec import from_record
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.store.port import EventStore
 
 FIELDS = (

@@ -27,7 +27,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.errors import SessionBusyError
-from diceledger.infra.db import translate_errors
+from diceledger.infra.store.database import translate_errors
 
 SESSION_LOCK = b"diceledger/ledger/session/"
 EXTEND_LOCK = b"diceledger/ledger/extend/"

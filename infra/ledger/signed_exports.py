@@ -22,9 +22,9 @@ from diceledger.domain.errors import CommandRefusedError, MalformedError
 from diceledger.domain.export_proof import ExportProof, check_export
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.trust import Retired, check_not_retired
-from diceledger.infra.exporting import check_importable, checked_lines, read_export
-from diceledger.infra.ledger import CheckpointLedger
-from diceledger.infra.signing import ed25519_check
+from diceledger.infra.ledger.checkpoint_ledger import CheckpointLedger
+from diceledger.infra.ledger.signing import ed25519_check
+from diceledger.infra.store.exporting import check_importable, checked_lines, read_export
 from diceledger.infra.store.port import EventStore
 
 PROOF_SUFFIX = ".proof.json"

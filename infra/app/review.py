@@ -1,50 +1,24 @@
-"""A log checked on its own, and a GM's dispute review: read the records, run the checks.
+"""A GM's dispute review of one roll: its dice, provenance, steps and proofs, checked again.
 
-What anchors a log (its signed checkpoints, those a reader kept) is the application's
-verify use case (``infra.app.verification``).
+The review reads the session's records, verifies them as ``verify`` does
+(``infra.app.verification``), and shows one roll as the GM may see it, with the sheet
+values its request read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from pathlib import Path
-
 from diceledger.domain.errors import NotFoundError, unknown_session
 from diceledger.domain.json import JsonObject, JsonValue
-from diceledger.domain.records import ExportedEvent, RecordedEvent
+from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.events import RollRequested
 from diceledger.domain.session.guards import require_gm
 from diceledger.domain.session.state import replay
 from diceledger.domain.session.visibility import may_see
-from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.review import review
 from diceledger.domain.verification.sheet_review import Setter, sheet_rows
 from diceledger.domain.verification.verify import verify_records
-from diceledger.infra.codec import from_record
-from diceledger.infra.exporting import read_lines
+from diceledger.infra.codec.events import from_record
 from diceledger.infra.store.port import EventStore
-
-Wrap = Callable[[Iterable[RecordedEvent]], Iterable[RecordedEvent]]
-
-
-def _as_is(records: Iterable[RecordedEvent]) -> Iterable[RecordedEvent]:
-    return records
-
-
-def verify_session(store: EventStore, session_id: str, wrap: Wrap = _as_is) -> Report:
-    """Verify a stored session; ``wrap`` may watch the records go by (a progress bar)."""
-    report = verify_records(wrap(store.read_stream(session_id)), from_record)
-    if report.events == 0:
-        raise unknown_session(session_id)
-    return report
-
-
-def verify_file(
-    path: str | Path,
-    wrap: Callable[[Iterable[ExportedEvent]], Iterable[ExportedEvent]] = lambda lines: lines,
-) -> Report:
-    """Verify an exported session (JSON Lines) with no database; sealed lines are links."""
-    return verify_records(wrap(read_lines(path)), from_record)
 
 
 def review_roll(store: EventStore, session_id: str, roll_id: int, actor: str) -> JsonObject:

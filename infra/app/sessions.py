@@ -29,11 +29,11 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Event
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.text import normalize_name
-from diceledger.infra.codec import from_record, new_event
-from diceledger.infra.names import looks_alike
-from diceledger.infra.snapshot_codec import Head
+from diceledger.infra.access.names import looks_alike
+from diceledger.infra.codec.events import from_record, new_event
+from diceledger.infra.snapshots.codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
-from diceledger.infra.transaction import after_commit, on_rollback
+from diceledger.infra.store.transaction import after_commit, on_rollback
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
@@ -50,7 +50,7 @@ def _unheard(_session_id: str, _version: int) -> None:
 
 
 class Ledger(Protocol):
-    """Where each append is signed: the checkpoint ledger (``infra.ledger``)."""
+    """Where each append is signed: the checkpoint ledger (``infra.ledger.checkpoint_ledger``)."""
 
     def append_signed(
         self,
@@ -62,7 +62,7 @@ class Ledger(Protocol):
 
 
 class Snapshots(Protocol):
-    """Where session states are kept between processes (``infra.snapshots``): a cache."""
+    """Where session states are kept between processes (``infra.snapshots.store``): a cache."""
 
     def load(self, stream_id: str) -> SessionState | None: ...
 

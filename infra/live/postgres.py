@@ -19,7 +19,7 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from diceledger.infra.live import Heard
+from diceledger.infra.live.updates import Heard
 
 LOG = logging.getLogger("diceledger.live")
 

@@ -2,7 +2,7 @@
 
 A seed is found by its session and its commitment, sha256(seed) in hex, which is what the
 log records (SeedCommitted) until the seed is revealed. In the database a seed is stored
-only sealed (``infra.seed_cipher``) under a key kept outside it, so a copy of the database
+only sealed (``infra.vault.cipher``) under a key kept outside it, so a copy of the database
 alone does not tell anyone the dice to come.
 """
 
@@ -14,10 +14,10 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
-from diceledger.infra.db import translate_errors
-from diceledger.infra.seed_cipher import SeedCipher, load_seed_cipher
-from diceledger.infra.store.schema import seed_vault
-from diceledger.infra.transaction import writing
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.transaction import writing
+from diceledger.infra.vault.cipher import SeedCipher, load_seed_cipher
+from diceledger.infra.vault.schema import seed_vault
 
 
 def commitment_of(seed: bytes) -> str:

@@ -7,7 +7,7 @@ compact range, the last signed row and its leaf, the lowest version, and the row
 signed size (normally none). What that checks: no row below version 1; the last signed
 row present and the event signed; no row past the signed tree but a retried batch; the
 compact range folding to the signed root, whose signature checks; the new events chained
-to the last signed one and hashed right; and (``infra.signed_heads``) the tree still
+to the last signed one and hashed right; and (``infra.ledger.signed_heads``) the tree still
 holding the last head this host signed.
 
 What it no longer checks is that every signed row below the last is still there: that

@@ -21,7 +21,7 @@ from contextvars import ContextVar
 
 from sqlalchemy.engine import Connection, Engine, RootTransaction
 
-from diceledger.infra.db import translate_errors, write_connection
+from diceledger.infra.store.database import translate_errors, write_connection
 
 LOG = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ A checkpoint is signed for every size the ledger reaches, at most once (the prim
 ``signed_checkpoints``), so two roots for one size cannot both be issued. Proofs are folds
 of stored complete subtrees: O(log n) rows, never the stream itself.
 
-``append_signed`` appends and extends in one transaction (``infra.transaction``) with the
+``append_signed`` appends and extends in one transaction (``infra.store.transaction``) with the
 session locked, so a crash leaves both or neither. Before signing, the tree must also hold
-the last head this host remembers signing, outside the database (``infra.signed_heads``):
+the last head this host remembers signing, outside the database (``infra.ledger.signed_heads``):
 rows cut together with their ledger rows are refused rather than signed as a fork.
 """
 
@@ -46,8 +46,7 @@ from diceledger.domain.merkle import (
     root_plan,
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.db import translate_errors
-from diceledger.infra.ledger_checks import (
+from diceledger.infra.ledger.checks import (
     check_chain,
     check_signed,
     check_signed_rows,
@@ -56,20 +55,21 @@ from diceledger.infra.ledger_checks import (
     rows_beyond,
     stored_nodes,
 )
-from diceledger.infra.ledger_schema import merkle_nodes, signed_checkpoints
-from diceledger.infra.session_lock import (
+from diceledger.infra.ledger.schema import merkle_nodes, signed_checkpoints
+from diceledger.infra.ledger.signed_heads import Head, SignedHeads, heads_path
+from diceledger.infra.ledger.signing import Keyring, open_signed_checkpoint
+from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.mapper import from_row
+from diceledger.infra.store.port import Clock, EventStore, utc_now
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.session_lock import (
     EXTEND_LOCK,
     SESSION_LOCK,
     hold_for_transaction,
     hold_session,
     lock_key,
 )
-from diceledger.infra.signed_heads import Head, SignedHeads, heads_path
-from diceledger.infra.signing import Keyring, open_signed_checkpoint
-from diceledger.infra.store.mapper import from_row
-from diceledger.infra.store.port import Clock, EventStore, utc_now
-from diceledger.infra.store.schema import events
-from diceledger.infra.transaction import Transaction, after_commit, one_transaction, writing
+from diceledger.infra.store.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
     from diceledger.domain.receipt import Receipt
@@ -79,7 +79,7 @@ LOG = logging.getLogger(__name__)
 
 # Sessions whose last issued note a ledger remembers (one note each, about 300 bytes).
 _ISSUED_KEPT = 4096
-# The latest checkpoint, read by every append: built once (see ledger_checks).
+# The latest checkpoint, read by every append: built once (see checks.py).
 _HEAD = sa.text(
     "SELECT tree_size, root, note, edge FROM signed_checkpoints"
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
@@ -106,7 +106,7 @@ class CheckpointLedger:
         heads: SignedHeads | None = None,
     ) -> None:
         """Sign with ``keyring``; remember each signed head in ``heads`` (by default the
-        heads file beside the key, ``infra.signed_heads``)."""
+        heads file beside the key, ``infra.ledger.signed_heads``)."""
         self._engine = engine
         self._keyring = keyring
         self._clock = clock
@@ -201,7 +201,7 @@ class CheckpointLedger:
         signed = key.sign_checkpoint(Checkpoint(origin_for(key.name, stream_id), new_size, root))
         new_edge = b"".join(nodes[node] for node in root_plan(new_size))
         self._record(connection, stream_id, signed, new_edge, self._clock())
-        # Remembered outside the database once the tree is committed (infra.signed_heads).
+        # Remembered outside the database once the tree is committed (infra.ledger.signed_heads).
         grown, signer = Head(new_size, root), key.verifier.key_id.hex()
         after_commit(functools.partial(self.heads.remember, stream_id, grown, signer))
         return signed
@@ -255,7 +255,7 @@ class CheckpointLedger:
         """Append to the store and sign the result in one transaction, with the session locked.
 
         The events, their Merkle nodes and the signed checkpoint commit together (with the
-        rest of the request's transaction, ``infra.transaction``) or not at all, so a crash
+        rest of the request's transaction, ``infra.store.transaction``) or not at all, so a crash
         never leaves rows this server appended but did not sign. Before appending, the
         stream must be exactly the tree signed last (or, for a retried batch, that tree and
         this batch): a stream changed by another path is refused with LogTamperedError and
@@ -300,7 +300,7 @@ class CheckpointLedger:
     def exclusive(self, stream_id: str) -> Iterator[None]:
         """Hold the session's ledger lock: one append-and-extend at a time, across processes.
 
-        See ``infra.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
+        See ``infra.store.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
         """
         with hold_session(self._engine, stream_id):
             yield
@@ -460,7 +460,7 @@ class CheckpointLedger:
 
     @contextmanager
     def _writing(self, stream_id: str) -> Iterator[Connection]:
-        # One transaction (``infra.transaction``): the head is remembered after it commits.
+        # One transaction (``infra.store.transaction``): the head is remembered after it commits.
         with one_transaction(self._engine), writing(self._engine) as connection:
             if connection.dialect.name == "postgresql":
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from diceledger.domain.errors import CorruptLogError, KeyFileError, MalformedError
 from diceledger.domain.signed_note import decode_base64, encode_base64
-from diceledger.infra.keyfiles import key_path, load_or_create
+from diceledger.infra.vault.keyfiles import key_path, load_or_create
 
 ENV_VAR = "DICELEDGER_SEED_KEY"
 KEY_FILE = "seed.key"

@@ -21,9 +21,9 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session.state import FOLD_VERSION, SessionState
-from diceledger.infra.db import write_connection
-from diceledger.infra.snapshot_codec import Head, SnapshotUnreadableError, decode_state, encode
-from diceledger.infra.snapshot_schema import session_snapshots
+from diceledger.infra.snapshots.codec import Head, SnapshotUnreadableError, decode_state, encode
+from diceledger.infra.snapshots.schema import session_snapshots
+from diceledger.infra.store.database import write_connection
 from diceledger.infra.store.port import Clock, utc_now
 from diceledger.infra.store.schema import events
 

@@ -1,0 +1,1 @@
+"""The event codec: events to JSON data and back, and the older versions it still reads."""

@@ -1,0 +1,1 @@
+"""Persisted session snapshots: a cache of a long session's state, never the record."""
