@@ -290,6 +290,13 @@ class SessionView:
             view=session_view(state, viewer),
         )
 
+    @property
+    def disputed(self) -> tuple[int, ...]:
+        """Return the rolls the viewer sees with a dispute not yet ruled on."""
+        return tuple(
+            r.roll_id for r in self.rolls if isinstance(r, ShownRoll) and r.roll.open_dispute
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
