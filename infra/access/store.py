@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
-from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.database import read_connection, translate_errors
 from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
@@ -75,7 +75,7 @@ class AccessStore:
     def find_token(self, token_hash: str) -> TokenRecord | None:
         """Return the token with this hash, or None."""
         query = sa.select(member_tokens).where(member_tokens.c.token_hash == token_hash)
-        with translate_errors(self._engine.url), self._engine.connect() as connection:
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
             row = connection.execute(query).first()
         if row is None:
             return None
@@ -273,7 +273,7 @@ class AccessStore:
             .where(idempotent_requests.c.scope == scope)
             .where(idempotent_requests.c.idempotency_key == key)
         )
-        with translate_errors(self._engine.url), self._engine.connect() as connection:
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
             found = connection.execute(query).first()
         return None if found is None else StoredAnswer(found.fingerprint, found.status, found.body)
 

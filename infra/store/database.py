@@ -110,6 +110,21 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
 
 
 @contextmanager
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """Open a connection for reads that are one statement each.
+
+    On PostgreSQL it runs in autocommit: a read is then its one round trip, where a
+    transaction would add a BEGIN before it and a ROLLBACK after (a roll makes several such
+    reads). A statement still sees one snapshot. SQLite keeps its plain connection: there a
+    BEGIN costs no round trip.
+    """
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        yield connection
+
+
+@contextmanager
 def write_connection(engine: Engine) -> Iterator[Connection]:
     """Open a connection whose transactions take the write lock at BEGIN on SQLite."""
     with engine.connect() as connection:
