@@ -51,9 +51,8 @@ def checkpoint_text(head: SignedHead) -> str:
 
 
 def event_text(item: FeedItem) -> str:
-    """Return one feed item as a Server-Sent Event."""
-    data = json.dumps({"line": item.line.as_json(), "roll": item.roll}, ensure_ascii=False)
-    return f"id: {item.version}\nevent: {item.event}\ndata: {data}\n\n"
+    """Return one feed item as a Server-Sent Event (its JSON is shared by every stream)."""
+    return f"id: {item.version}\nevent: {item.event}\ndata: {item.data}\n\n"
 
 
 @dataclass(frozen=True, slots=True)
