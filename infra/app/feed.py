@@ -9,7 +9,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,6 +24,13 @@ LatestNote = Callable[[str], str | None]
 # How many of a session's newest events a worker keeps for its streams. A stream further
 # behind (one opening on a long session, say) reads its own way up from the store once.
 HELD_EVENTS = 512
+
+
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """A session's latest signed checkpoint note as a read found it (None before the first)."""
+
+    note: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +92,29 @@ class SessionTail:
                 return None
             batches = [batch for batch in self._batches if batch.last > version]
         return [item for batch in batches for item in batch.shown[viewer] if item.version > version]
+
+    def held(self, viewer: str, version: int, woken_at: float) -> list[FeedItem] | None:
+        """Return what ``shown`` would, if that needs no store read and no wait for one
+        (so an event loop may call it); None otherwise."""
+        if not self._lock.acquire(blocking=False):
+            return None  # another stream is reading: its thread will have the news
+        try:
+            if self._read_at < woken_at or version < self._since:
+                return None
+            batches = [batch for batch in self._batches if batch.last > version]
+        finally:
+            self._lock.release()
+        return [item for batch in batches for item in batch.shown[viewer] if item.version > version]
+
+    def held_note(self, woken_at: float) -> Noted | None:
+        """Return the latest signed checkpoint if a read that began after ``woken_at`` has
+        it and nothing waits (so an event loop may call it); None otherwise."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return Noted(self._note) if self._note_read_at >= woken_at else None
+        finally:
+            self._lock.release()
 
     def latest_note(self, woken_at: float) -> str | None:
         """Return the session's latest signed checkpoint, read again unless a read that
@@ -170,9 +200,25 @@ class SessionFeed:
         self._version = logged[-1].version if logged else self.version
         return items
 
+    def held(self, after: int, woken_at: float) -> list[FeedItem] | None:
+        """Return what ``read`` would, if the worker's shared reads already hold it fresh
+        as of ``woken_at`` and nothing waits: no store read, so an event loop may call it
+        (a table's other streams need no thread); None when ``read`` must run."""
+        if self._version is None:
+            return None
+        shown = self._tail.held(self._viewer, self._version, woken_at)
+        if shown is None:
+            return None
+        self._version = shown[-1].version if shown else self._version
+        return [item for item in shown if item.version > after]
+
     def latest_note(self, woken_at: float = float("inf")) -> str | None:
         """Return the session's latest signed checkpoint note, fresh as of ``woken_at``."""
         return self._tail.latest_note(woken_at)
+
+    def held_note(self, woken_at: float) -> Noted | None:
+        """Return the latest checkpoint note if held fresh as of ``woken_at`` (no read)."""
+        return self._tail.held_note(woken_at)
 
 
 class Wakeup(Protocol):
@@ -181,6 +227,11 @@ class Wakeup(Protocol):
     @property
     def ending(self) -> bool:
         """Tell whether the worker is shutting down, so the stream should end."""
+        ...
+
+    @property
+    def turn(self) -> AbstractAsyncContextManager[object]:
+        """Return the lock the session's streams in this loop read under, one at a time."""
         ...
 
     async def wait(self, seconds: float) -> bool:

@@ -242,3 +242,28 @@ def test_a_player_opening_after_a_reveal_gets_the_roll_in_full_while_a_follower_
     assert [item.event for item in revealed] == ["RollRevealed"]
     assert opened == alone(table, "ann")
     assert not any(item.line.hidden for item in opened)
+
+
+def test_streams_after_the_first_take_a_fresh_read_without_a_thread_and_not_a_stale_one() -> None:
+    table = seated_table()
+    tails = table.tails()
+    feeds = [SessionFeed(tails.of(table.session_id), viewer) for viewer in VIEWERS]
+    opened = time.monotonic()
+    for one in feeds:
+        one.read(0, opened)
+    table.roll("bob")
+    woken_at = time.monotonic()
+    # Nothing read since the wake-up: held cannot answer, a thread must read the store.
+    assert feeds[1].held(0, woken_at) is None and feeds[1].held_note(woken_at) is None
+    first = feeds[0].read(0, woken_at)
+    first_note = feeds[0].latest_note(woken_at)
+    reads, notes = table.store.stream_reads, table.note_reads
+    held = [one.held(0, woken_at) for one in feeds[1:]]
+    held_notes = [one.held_note(woken_at) for one in feeds[1:]]
+    assert (table.store.stream_reads, table.note_reads) == (reads, notes)
+    for viewer, items in zip(VIEWERS[1:], held, strict=True):
+        assert items is not None and items[-1].event == "CheckResolved"
+        assert [item.version for item in items] == [item.version for item in first]
+        assert items == alone(table, viewer, first[0].version - 1)
+    assert all(noted is not None and noted.note == first_note for noted in held_notes)
+    assert feeds[1].held(0, woken_at) == []  # taken once: nothing new since
