@@ -73,6 +73,9 @@ async def fan_out(port: int, rolls: int) -> dict[str, float]:
     path = f"/api/v1/sessions/{session_id}/events"
     streams = [await subscribe(port, path, tokens[n % len(tokens)]) for n in range(STREAMS)]
     await asyncio.sleep(1.0)  # every stream has caught up with the session's start
+    # A new connection: the server closes one left idle for 5 s while the streams opened.
+    await connection.close()
+    connection = await Connection.open(port)
     answered: dict[int, float] = {}
     for _ in range(rolls):
         status, body = await connection.post(
