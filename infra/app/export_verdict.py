@@ -12,7 +12,8 @@ browser; Ed25519 arrives as a ``SignatureCheck``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import io
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -28,6 +29,7 @@ from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.report import Anchor, Report
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec.events import from_record
+from diceledger.infra.store.exporting import read_stream
 
 CHECKED = {
     Anchor.LOG_ALONE: "the log alone",
@@ -132,6 +134,51 @@ def judge_export(
         audit = LogAudit(audit.session_id, audit.events, findings, audit.kept)
     report.anchor = anchor_of(audit, head is not None)
     return Verdict(report, audit)
+
+
+def judge_bytes(
+    export: bytes,
+    proof: ExportProof | None,
+    kept: Sequence[Claim],
+    known: Iterable[VerifierKey],
+    check: SignatureCheck,
+) -> Verdict:
+    """Judge an export held in memory, as a browser holds the file it was given."""
+    return judge_export(
+        lambda: read_stream(io.BytesIO(export)), proof, lambda _s, _h: tuple(kept), known, (), check
+    )
+
+
+# An Ed25519 check to make: the public key, the message and the signature.
+SignatureRequest = tuple[bytes, bytes, bytes]
+
+
+def signature_requests(
+    proof: ExportProof | None, kept: Sequence[Claim], known: Iterable[VerifierKey]
+) -> list[SignatureRequest]:
+    """Return every signature a verdict with these may check, to be checked ahead of it.
+
+    A browser checks Ed25519 with WebCrypto, which answers only asynchronously; so the page
+    checks these first and the verdict's ``SignatureCheck`` looks the answers up. The list
+    covers each signature of each note by a key of the same name and id, which is every
+    check ``verify_note`` can ask for; a note that does not parse is left to the verdict.
+    """
+    keys = {(key.name, key.key_id): key for key in known}
+    if proof is not None:
+        keys.update({(key.name, key.key_id): key for key in proof.keys()})
+    notes = [*(proof.checkpoints if proof is not None else ()), *(claim.note for claim in kept)]
+    requests: list[SignatureRequest] = []
+    for note in notes:
+        try:
+            signed = SignedNote.parse(read_kept(note))
+        except MalformedError:
+            continue
+        message = signed.text.encode("utf-8")
+        for signature in signed.signatures:
+            key = keys.get((signature.name, signature.key_id))
+            if key is not None:
+                requests.append((key.public_key, message, signature.signature))
+    return requests
 
 
 def kept_claim(source: str, text: str) -> Claim:

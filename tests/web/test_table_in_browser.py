@@ -26,7 +26,7 @@ from tests.documents import int_at
 from tests.web.browser import start_chromium
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person
-from tests.web.test_verify_page import change_a_face
+from tests.web.tampering import change_a_face
 
 
 @dataclass
