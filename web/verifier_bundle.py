@@ -69,11 +69,7 @@ def _imports(path: Path, name: str, is_package: bool) -> list[str]:
                 base = importlib.util.resolve_name("." * node.level + base, package)
             found.append(base)
             found += [f"{base}.{alias.name}" for alias in node.names]
-    return [
-        module
-        for module in found
-        if module.startswith(PACKAGE + ".") and _is_module(module)
-    ]
+    return [module for module in found if module.startswith(PACKAGE + ".") and _is_module(module)]
 
 
 def _is_module(name: str) -> bool:
