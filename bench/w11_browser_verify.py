@@ -2,11 +2,10 @@
 
 Issue 27 asks how long the browser's own check of a session takes for the demo session and
 for a session of 5,000 events. The verify page runs the command line's own Python under
-Pyodide in a worker (web/static/verify-python.js); the older JavaScript verifier
-(web/static/verify.js: the chain and the dice, not the rules) is timed beside it. The
-baseline is the same export checked by the command line's verifier in the same run
-(`diceledger verify --file`'s core, ``infra.app.verification.verify_file``, in process: the
-interpreter's start-up is left out of it).
+Pyodide in a worker (web/static/verify-python.js). The baseline is the same export
+checked by the command line's verifier in the same run (`diceledger verify --file`'s
+core, ``infra.app.verification.verify_file``, in process: the interpreter's start-up is
+left out of it).
 
 The demo session is the one `diceledger serve --demo` plays, exported as its GM exports
 it. The long session is one table of bench/make_store.py's generator (checks, saves,
@@ -16,7 +15,7 @@ revealed. Both sides read the same file's text; the browser is the Debian Chromi
 tests use, headless, with the static files served on 127.0.0.1. Each side runs the check
 ``rounds`` times: the first run (cold: the page's modules and the JIT, the interpreter's
 caches; for Pyodide also the download and start of the runtime, 13 MB from 127.0.0.1) is
-given apart, and the figure is the median of the rest. All must agree that the export
+given apart, and the figure is the median of the rest. Both must agree that the export
 verifies, with the same counts of events and derived dice.
 
 Run: .venv/bin/python bench/w11_browser_verify.py [--quick] [--rounds 5] [--events 5000]
@@ -49,7 +48,6 @@ SEED = 27
 # The verifier's module in the page, and how a page calls it.
 VERIFIERS = {
     "python": ("verify-python.js", "m.verifyInBrowser(args[0])"),
-    "js": ("verify.js", "m.verifyExport(args[0])"),
 }
 IN_PAGE = """
 const started = performance.now();
