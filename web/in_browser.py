@@ -34,8 +34,8 @@ from diceledger.infra.app.export_verdict import (
     signature_requests,
 )
 
-# Where a kept checkpoint came from, as the report names it.
-KEPT_HERE = "kept by this browser"
+# How the report names a checkpoint the page brought (the witness's, or a file chosen).
+KEPT_HERE = "a kept checkpoint"
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

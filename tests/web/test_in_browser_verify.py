@@ -173,7 +173,7 @@ def test_a_kept_checkpoint_of_more_events_than_the_export_fails_as_on_the_comman
     note = signed.app.proofs.latest(signed.session_id)
     assert note is not None
     report = in_browser(signed.export, signed.proof_text(), (note,), (str(signed.key),))
-    reader = Reader(given=(signed.key,), kept=(kept_claim("kept by this browser", note),))
+    reader = Reader(given=(signed.key,), kept=(kept_claim("a kept checkpoint", note),))
     assert report == command_line(signed, reader)
     assert report["ok"] is False
     assert report["checkpoints"]["checked"] == "the log and kept checkpoints"

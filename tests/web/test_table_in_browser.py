@@ -349,7 +349,7 @@ def test_after_a_reveal_the_browser_verifies_the_session(
     # The page held the export to the checkpoint this browser kept on the table, signed
     # by the key it pinned: under the server's own policy, Pyodide ran in its worker.
     assert "Held to: the log and kept checkpoints." in text
-    assert "\u2714 kept by this browser: " in text
+    assert "\u2714 a kept checkpoint: " in text
     assert ann.find("#verify-result [data-verdict]").get_attribute("data-verdict") == "proven"
     shown = int(ann.find('[data-count="dice_verified"]').text)
     assert shown == int_at(expected, "dice_verified") > 0

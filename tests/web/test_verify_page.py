@@ -195,3 +195,29 @@ def test_the_page_reaches_every_conformance_verdict_of_the_command_line(
         expected["stream_version"],
     )
     assert expected["reason"] in found["reason"]
+
+
+def test_a_file_chosen_with_its_proof_and_a_kept_checkpoint_is_held_to_them(
+    driver: WebDriver, verifier_site: str, played: PlayedSession, tmp_path: Path
+) -> None:
+    kept = tmp_path / "ann.checkpoint"
+    table = Cli(f"sqlite:///{played.ended.parent / 'table.sqlite'}")
+    table.run("ann", "checkpoint", played.session_id, "-o", str(kept))
+
+    def verify(export: Path) -> str:
+        driver.get(verifier_site + "verify.html")
+        driver.find_element(By.ID, "export-file").send_keys(str(export))
+        driver.find_element(By.ID, "proof-file").send_keys(f"{export}.proof.json")
+        driver.find_element(By.ID, "kept-file").send_keys(str(kept))
+        driver.find_element(By.CSS_SELECTOR, "#verify-form button[type=submit]").click()
+        return verdict(driver)
+
+    text = verify(played.ended)
+    # No key is pinned on this page: the proof's own key signed, so not anchored (exit 3).
+    assert "Consistent, but not anchored" in text
+    assert "Held to: the log and kept checkpoints." in text
+    assert "\u2714 the export's proof: " in text and "\u2714 a kept checkpoint: " in text
+    # The halfway export lacks the events the kept checkpoint signed after it.
+    text = verify(played.halfway)
+    assert "Verification failed" in text
+    assert "\u2718 a kept checkpoint: " in text

@@ -9,6 +9,8 @@ import { pageWitness } from "./witness.js";
 
 const form = document.getElementById("verify-form");
 const fileInput = document.getElementById("export-file");
+const proofInput = document.getElementById("proof-file");
+const keptInput = document.getElementById("kept-file");
 const fetchButton = document.getElementById("verify-served");
 const result = document.getElementById("verify-result");
 const exportUrl = form.dataset.exportUrl;
@@ -22,7 +24,8 @@ async function verifyText(read, held = {}) {
   form.setAttribute("aria-busy", "true");
   renderMessage("Verifying\u2026 (the first time, this browser loads the verifier: about 13 MB)", result);
   try {
-    const report = await verifyInBrowser(await read(), held);
+    const given = { ...held, proof: await held.proof, kept: await Promise.all(held.kept ?? []) };
+    const report = await verifyInBrowser(await read(), given);
     if (report.error !== undefined) renderMessage(`Could not verify: ${report.error}`, result);
     else renderReport(report, result);
   } catch (error) {
@@ -58,13 +61,25 @@ form.addEventListener("submit", (event) => {
     fileInput.focus();
     return;
   }
-  verifyText(async () => new Uint8Array(await file.arrayBuffer()));
+  verifyText(async () => new Uint8Array(await file.arrayBuffer()), chosenWith());
 });
+
+// What goes with a file chosen by hand, as `verify --file EXPORT --proof PROOF --checkpoint
+// KEPT` takes them: the files chosen beside it, and the server key this browser pinned.
+function chosenWith() {
+  const proof = proofInput.files[0];
+  const kept = keptInput.files[0];
+  return {
+    proof: proof === undefined ? null : proof.text(),
+    kept: kept === undefined ? [] : [kept.text()],
+    keys: pageWitness()?.held().keys ?? [],
+  };
+}
 
 if (exportUrl) {
   fetchButton.hidden = false;
   // The export the server serves now is held to what this browser saw of it before; a
-  // file chosen by hand may be older than that, and is verified on its own, as
-  // `diceledger verify --file` is.
+  // file chosen by hand may be older than that, and is held only to the files chosen
+  // with it.
   fetchButton.addEventListener("click", () => verifyText(fetchExport, pageWitness()?.held()));
 }

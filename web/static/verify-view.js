@@ -20,7 +20,7 @@ const CHECKED =
   "against its revealed seed.";
 const LOG_ALONE =
   "Held to the log alone: it agrees with itself, but nothing here shows that no event was " +
-  "cut from its end or rewritten; a checkpoint kept by this browser (a session's page " +
+  "cut from its end or rewritten; a checkpoint this browser kept (a session's page " +
   "keeps one) or signed for the export shows that.";
 
 function element(tag, attributes = {}, ...children) {
