@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
-from diceledger.infra.store.database import translate_errors, write_connection
+from diceledger.infra.store.database import read_connection, translate_errors, write_connection
 from diceledger.infra.store.horizon import LAST_IN_READ_ORDER, read_settled
 from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
@@ -290,7 +290,7 @@ class SqlEventStore(EventStore):
         # and no transaction stays open while the caller works through a batch.
         while True:
             page = query.where(key > after).order_by(key).limit(self._batch_size)
-            with translate_errors(self._engine.url), self._engine.connect() as connection:
+            with translate_errors(self._engine.url), read_connection(self._engine) as connection:
                 batch = [from_row(row) for row in connection.execute(page).mappings()]
             yield from batch
             if len(batch) < self._batch_size:
