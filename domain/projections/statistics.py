@@ -15,7 +15,7 @@ it keeps every open session.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -34,6 +34,7 @@ SCOPES = (ALL, PUBLIC)
 
 Key = tuple[str, str, str, str]  # session, player, scope, metric
 Scoped = dict[str, dict[str, Metrics]]  # scope -> player -> metrics
+Counts = Mapping[str, int]  # metric -> amount, as any fold hands them to a Tally
 LoadHistory = Callable[[str, int], Iterable[Logged]]  # session, up to version -> events
 
 
@@ -44,7 +45,7 @@ class Tally:
     counters: Counter[Key] = field(default_factory=Counter)
     members: dict[tuple[str, str], str] = field(default_factory=dict)  # (session, name) -> role
 
-    def add(self, session_id: str, scoped: Scoped, sign: int) -> None:
+    def add(self, session_id: str, scoped: Mapping[str, Mapping[str, Counts]], sign: int) -> None:
         """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
         counters = self.counters
         get = counters.get  # a Counter's += calls __missing__ for every new key
