@@ -14,7 +14,7 @@ rerolls' replays are the domain's own (``facts``, ``rolls``).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from diceledger.domain.dice.sources import Draw, Provenance
 from diceledger.domain.errors import CorruptLogError
@@ -31,7 +31,7 @@ from diceledger.domain.projections.facts import (
 from diceledger.domain.projections.statistics import ALL, PUBLIC, Key
 from diceledger.domain.session.rolls import Segment, replay_segments
 from diceledger.infra.codec import stat_records as rec
-from diceledger.infra.store.port import EventData
+from diceledger.infra.store.port import EventData, EventStore, event_data
 
 Counts = dict[str, int]  # metric -> amount
 LoadHistory = Callable[[str, int], Iterable[EventData]]  # session, up to version -> events
@@ -396,6 +396,26 @@ class LeanStatisticsFold:
         if self._load_history is not None and len(self._sessions) > self._max_sessions:
             self._sessions.popitem(last=False)
         return session
+
+
+def stream_history(store: EventStore) -> LoadHistory:
+    """Return what reloads a session from its stream, up to a version, for the fold."""
+
+    def history(stream_id: str, up_to_version: int) -> Iterator[EventData]:
+        for record in store.read_stream(stream_id):
+            if record.stream_version > up_to_version:
+                return
+            yield event_data(record)
+
+    return history
+
+
+def fold_log(items: Iterable[EventData], store: EventStore, by_character: bool = False) -> Changes:
+    """Fold events of ``store`` in the log's order into counter changes and member roles."""
+    fold, changes = LeanStatisticsFold(stream_history(store), by_character=by_character), Changes()
+    for item in items:
+        fold.apply(item, changes)
+    return changes
 
 
 def _side_names(request: rec.Requested) -> list[str]:

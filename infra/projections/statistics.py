@@ -13,9 +13,9 @@ from sqlalchemy.engine import Connection
 
 from diceledger.domain.projections.statistics import Key
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
-from diceledger.infra.projections.lean_statistics import Changes, LeanStatisticsFold
+from diceledger.infra.projections.lean_statistics import Changes, LeanStatisticsFold, stream_history
 from diceledger.infra.projections.schema import stat_counters, stat_members
-from diceledger.infra.store.port import EventData, event_data
+from diceledger.infra.store.port import EventData
 
 _SQLITE_ADD_COUNTERS = (
     "INSERT INTO stat_counters (session_id, player, scope, metric, value)"
@@ -37,7 +37,7 @@ class StatisticsProjection(CheckpointedProjection[Changes, EventData]):
 
     def _adder(self) -> Callable[[EventData, Changes], None]:
         # One fold per catch-up: it keeps the state of the sessions it is working on.
-        return LeanStatisticsFold(load_history=self._history).apply
+        return LeanStatisticsFold(load_history=stream_history(self._store)).apply
 
     def _new_batch(self) -> Changes:
         return Changes()
@@ -45,12 +45,6 @@ class StatisticsProjection(CheckpointedProjection[Changes, EventData]):
     def _write(self, connection: Connection, tally: Changes) -> None:
         self._add_counters(connection, tally.nonzero())
         self._set_roles(connection, tally.members)
-
-    def _history(self, stream_id: str, up_to_version: int) -> Iterator[EventData]:
-        for record in self._store.read_stream(stream_id):
-            if record.stream_version > up_to_version:
-                return
-            yield event_data(record)
 
     @staticmethod
     def _add_counters(connection: Connection, changes: dict[Key, int]) -> None:

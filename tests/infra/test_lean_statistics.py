@@ -22,7 +22,8 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.projections.logged import Logged
-from diceledger.domain.projections.statistics import StatisticsFold, Tally
+from diceledger.domain.projections.report import Visible
+from diceledger.domain.projections.statistics import ALL, PUBLIC, StatisticsFold, Tally
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
@@ -32,6 +33,7 @@ from diceledger.domain.session.state import AWAITING, SessionState, evolve
 from diceledger.infra.codec.events import new_event
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.lean_statistics import Changes, LeanStatisticsFold, LoadHistory
+from diceledger.infra.projections.queries import character_counters, folded_counters
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventData, event_data
 
@@ -205,3 +207,26 @@ def test_the_lean_fold_counts_every_counter_and_role_as_the_domain_fold(
         expected = (reference.nonzero(), reference.members)
         assert lean_fold(store, by_character) == expected
         assert lean_fold(store, by_character, batch) == expected
+
+
+def visible_rows(tally: Tally, viewer: str, sessions: set[str]) -> list[Visible]:
+    """The counters of a reference fold that ``viewer`` may see: a GM's scope where they
+    are one, else the public one."""
+    return sorted(
+        (s, p, metric, amount)
+        for (s, p, scope, metric), amount in tally.nonzero().items()
+        if scope == (ALL if tally.members.get((s, viewer)) == "gm" else PUBLIC) and s in sessions
+    )
+
+
+def test_statistics_counted_from_the_log_itself_take_disputes_after_the_end() -> None:
+    # A store that may not be written is counted in memory, and a campaign's characters
+    # always are: a session's late dispute used to stop both ("arrived without its history").
+    store = played(seed=3, steps=40)
+    ended = "t0-3"
+    known, rows = folded_counters(store, "gm", session_id=ended)
+    assert known
+    assert sorted(rows) == visible_rows(domain_fold(store, False), "gm", {ended})
+    assert any(metric == "excluded.voided" for _, _, metric, _ in rows)
+    characters = character_counters(store, "gm", [ended])
+    assert sorted(characters) == visible_rows(domain_fold(store, True), "gm", {ended})
