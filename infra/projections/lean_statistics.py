@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator
 from diceledger.domain.dice.sources import Draw, Provenance
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.projections.facts import (
+    Luck,
     Shape,
-    add_luck,
     check_luck,
     covers,
     opposed_luck,
@@ -154,10 +154,14 @@ class LeanStatisticsFold:
 
     def apply(self, item: EventData, changes: Changes) -> None:
         """Fold one stored event into its session and record what it changes."""
-        stream_id = item.stream_id
-        session = self._session(stream_id, item.stream_version)
-        record = rec.stat_record(item.event_type, item.schema_version, item.data)
-        self._fold(session, stream_id, item.stream_version, record, changes)
+        _, stream_id, version, event_type, schema_version, data = item
+        session = self._sessions.get(stream_id)
+        if session is None:
+            session = self._session(stream_id, version)
+        elif self._load_history is not None:
+            self._sessions.move_to_end(stream_id)  # evicted last, as the most recent
+        record = rec.stat_record(event_type, schema_version, data)
+        self._fold(session, stream_id, version, record, changes)
         if type(record) is rec.Ended:
             self._sessions.pop(stream_id, None)
 
@@ -283,47 +287,50 @@ class LeanStatisticsFold:
         for name in players:
             player = name if played is None else played[name]  # or its character
             if shown is not None:
-                if roll.voided:
-                    metrics: Counts = {"excluded.voided": 1}
-                elif request.opponent is None:
-                    metrics = self._single(roll)
-                else:
-                    metrics = self._opposed(roll, name)
                 sums = changes.of(stream_id, player, shown)
-                get = sums.get
-                for metric, amount in metrics.items():
-                    sums[metric] = get(metric, 0) + sign * amount
+                if roll.voided:
+                    _count(sums, "excluded.voided", sign)
+                elif request.opponent is None:
+                    self._single(sums, roll, sign)
+                else:
+                    self._opposed(sums, roll, name, sign)
             if hidden is not None:
                 _count(changes.of(stream_id, player, hidden), "excluded.hidden", sign)
 
-    def _single(self, roll: _Roll) -> Counts:
+    # A roll's figures are counted straight into the sums they change, times ``sign``.
+
+    def _single(self, sums: Counts, roll: _Roll, sign: int) -> None:
         request, resolution = roll.request, roll.resolution
-        metrics: Counts = {f"rolls.{request.kind}": 1}
+        kind_metrics = _KIND_METRICS.get(request.kind) or _kind_metrics(request.kind)
+        get = sums.get
+        rolls = kind_metrics[0]
+        sums[rolls] = get(rolls, 0) + sign
         if type(resolution) is rec.CheckDone and request.target is not None:
             won = bool(resolution.success)
-            metrics[f"won.{request.kind}"] = int(won)
+            if won:
+                sums[kind_metrics[1]] = get(kind_metrics[1], 0) + sign
             luck = check_luck(_shape(request, request.side), request.target, roll.allowance)
-            add_luck(metrics, luck, won)
-        self._count_dice(metrics, roll, 0)
-        return metrics
+            _count_luck(sums, luck, won, sign)
+        self._count_dice(sums, roll, 0, sign)
 
-    def _opposed(self, roll: _Roll, name: str) -> Counts:
+    def _opposed(self, sums: Counts, roll: _Roll, name: str, sign: int) -> None:
         request, resolution = roll.request, roll.resolution
         if type(resolution) is not rec.CheckDone or request.opponent is None:
             raise CorruptLogError(f"opposed roll {request.roll_id} resolved with no check")
         side = 0 if name == request.side.name else 1
         won = resolution.winner == name
-        metrics: Counts = {"rolls.opposed": 1, "won.opposed": int(won)}
+        _count(sums, "rolls.opposed", sign)
+        if won:
+            _count(sums, "won.opposed", sign)
         ours, theirs = _shape(request, request.side), _shape(request, request.opponent)
         odds = opposed_luck(ours, theirs, roll.allowance, request.opponent_rerolls_granted or 0)
-        add_luck(metrics, None if odds is None else odds[side], won)
-        self._count_dice(metrics, roll, side)
-        return metrics
+        _count_luck(sums, None if odds is None else odds[side], won, sign)
+        self._count_dice(sums, roll, side, sign)
 
-    def _count_dice(self, metrics: Counts, roll: _Roll, side: int) -> None:
+    def _count_dice(self, sums: Counts, roll: _Roll, side: int, sign: int) -> None:
         # Every die one side drew, rerolled ones included; an explosion's chain is keyed by
         # its round and base die, and is as long as its last step.
-        get, faces = metrics.get, self._faces
+        get, faces = sums.get, self._faces
         chains: dict[tuple[int, int | None], int] = {}
         rerolls = 0
         for event in roll.dice:
@@ -338,18 +345,18 @@ class LeanStatisticsFold:
                 face = faces.get((die.sides, die.face))
                 if face is None:
                     face = faces[(die.sides, die.face)] = f"face.{die.sides}.{die.face}"
-                metrics[face] = get(face, 0) + 1
+                sums[face] = get(face, 0) + sign
                 source = "source." + die.source
-                metrics[source] = get(source, 0) + 1
+                sums[source] = get(source, 0) + sign
                 if die.reason == "explosion":
-                    metrics["explosions"] = get("explosions", 0) + 1
+                    sums["explosions"] = get("explosions", 0) + sign
                     key = (event.round, die.parent)
                     chains[key] = max(chains.get(key, 0), die.step)
         for length in chains.values():
             chain = f"chain.{length}"
-            metrics[chain] = get(chain, 0) + 1
+            sums[chain] = get(chain, 0) + sign
         if rerolls:
-            _count_rerolls(metrics, roll, side, rerolls)
+            _count_rerolls(sums, roll, side, rerolls, sign)
 
     # What a request could spend and whom it counts for, from the state before it.
 
@@ -378,10 +385,7 @@ class LeanStatisticsFold:
         return played
 
     def _session(self, stream_id: str, version: int) -> _Session:
-        session = self._sessions.get(stream_id)
-        if session is not None:
-            self._sessions.move_to_end(stream_id)
-            return session
+        # A session the fold does not hold: new, or reloaded from its stream.
         session = _Session()
         if version > 1:
             if self._load_history is None:
@@ -456,20 +460,42 @@ def _count(sums: Counts, metric: str, amount: int) -> None:
     sums[metric] = sums.get(metric, 0) + amount
 
 
-def _count_rerolls(metrics: Counts, roll: _Roll, side: int, spent: int) -> None:
+def _count_luck(sums: Counts, luck: Luck | None, won: bool, sign: int) -> None:
+    # As facts.add_luck, added to sums that hold other rolls' luck already.
+    if luck is None:
+        _count(sums, "luck.unrated", sign)
+        return
+    get = sums.get
+    sums["luck.rated"] = get("luck.rated", 0) + sign
+    if won:
+        sums["luck.observed"] = get("luck.observed", 0) + sign
+    sums["luck.expected_e12"] = get("luck.expected_e12", 0) + sign * luck[0]
+    sums["luck.variance_e12"] = get("luck.variance_e12", 0) + sign * luck[1]
+
+
+# A roll kind's metrics, "rolls.<kind>" and "won.<kind>", made once per kind.
+_KIND_METRICS: dict[str, tuple[str, str]] = {}
+
+
+def _kind_metrics(kind: str) -> tuple[str, str]:
+    metrics = _KIND_METRICS[kind] = (f"rolls.{kind}", f"won.{kind}")
+    return metrics
+
+
+def _count_rerolls(sums: Counts, roll: _Roll, side: int, spent: int, sign: int) -> None:
     """Count one side's rerolls and, in each round it rerolled in, its total after them
     less its total before the first (as domain.projections.facts does)."""
     request = roll.request
     asked = request.side if side == 0 or request.opponent is None else request.opponent
     spec = shape_spec(_shape(request, asked))
-    metrics["rerolls.spent"] = spent
+    _count(sums, "rerolls.spent", sign * spent)
     for number in range(1, max((e.round for e in roll.dice), default=1) + 1):
         events = [e for e in roll.dice if e.side == side and e.round == number]
         first = next((i for i, e in enumerate(events) if type(e) is rec.Rerolled), None)
         if first is not None:
             before = replay_segments(spec, _segments(events[:first])).total
             gain = replay_segments(spec, _segments(events)).total - before
-            metrics["rerolls.gain"] = metrics.get("rerolls.gain", 0) + gain
+            _count(sums, "rerolls.gain", sign * gain)
 
 
 def _segments(events: list[rec.DiceRecord]) -> list[Segment]:
