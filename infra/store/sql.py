@@ -219,7 +219,8 @@ class SqlEventStore(EventStore):
         while True:
             with translate_errors(self._engine.url), self._engine.connect() as connection:
                 page = (after, self._batch_size)
-                rows = connection.exec_driver_sql(_SQLITE_DATA_PAGE, page).fetchall()
+                # The driver's own tuples: SQLAlchemy's rows cost a third of the read.
+                rows = connection.exec_driver_sql(_SQLITE_DATA_PAGE, page).cursor.fetchall()
             batch = list(map(make, rows))
             yield from batch
             if len(batch) < self._batch_size:
