@@ -439,8 +439,20 @@ def _character_of(session: _Session, side: str) -> str | None:
     return side if npc is not None and npc[0] is None and not npc[1] else None
 
 
+# The canonical shape of a side as requested, by the request's fields it is made of (the
+# decoded side is a frozen struct, hashed in C): a session's few checks repeat many times.
+_SHAPES: dict[tuple[str, bool, bool, rec.Side], Shape] = {}
+_MAX_SHAPES = 4096
+
+
 def _shape(request: rec.Requested, side: rec.Side) -> Shape:
-    return shape_of(
+    key = (request.kind, request.median, request.exploding, side)
+    shape = _SHAPES.get(key)
+    if shape is not None:
+        return shape
+    if len(_SHAPES) >= _MAX_SHAPES:
+        _SHAPES.clear()
+    shape = _SHAPES[key] = shape_of(
         request.kind,
         request.median,
         request.exploding,
@@ -450,6 +462,7 @@ def _shape(request: rec.Requested, side: rec.Side) -> Shape:
         _amounts(side.eased),
         _amounts(side.hindered),
     )
+    return shape
 
 
 def _amounts(amounts: tuple[rec.Amount, ...]) -> tuple[int, ...]:
