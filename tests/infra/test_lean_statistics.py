@@ -10,17 +10,19 @@ come from a fixed seed, and each example's choices from its hypothesis-drawn num
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, SeededSource
-from diceledger.domain.errors import DiceledgerError
+from diceledger.domain.errors import CorruptLogError, DiceledgerError
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.report import Visible
 from diceledger.domain.projections.statistics import ALL, PUBLIC, StatisticsFold, Tally
@@ -30,7 +32,9 @@ from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
+from diceledger.infra.codec import stat_records as rec
 from diceledger.infra.codec.events import new_event
+from diceledger.infra.codec.stat_records import stat_record
 from diceledger.infra.projections.decoding import logged_all
 from diceledger.infra.projections.lean_statistics import Changes, LeanStatisticsFold, LoadHistory
 from diceledger.infra.projections.queries import character_counters, folded_counters
@@ -230,3 +234,49 @@ def test_statistics_counted_from_the_log_itself_take_disputes_after_the_end() ->
     assert any(metric == "excluded.voided" for _, _, metric, _ in rows)
     characters = character_counters(store, "gm", [ended])
     assert sorted(characters) == visible_rows(domain_fold(store, True), "gm", {ended})
+
+
+DIE = {
+    "index": 0,
+    "term": 0,
+    "slot": 0,
+    "sides": 6,
+    "face": 4,
+    "reason": "reroll",
+    "step": 0,
+    "parent": None,
+    "source": "seeded",
+    "epoch": 1,
+    "nonce": 7,
+    "block": 0,
+    "word": 1,
+}
+
+
+def test_a_field_the_statistics_read_is_checked_and_a_bad_one_is_a_corrupt_log() -> None:
+    good = json.dumps({"roll_id": 3, "by": "ann", "reason": "odd", "at": None})
+    assert stat_record("RollDisputed", 2, good) == rec.Disputed(3, "ann")
+    for bad, why in (
+        ({"roll_id": True, "by": "ann"}, "Expected `int`, got `bool`"),
+        ({"roll_id": 3}, "Object missing required field `by`"),
+    ):
+        with pytest.raises(
+            CorruptLogError, match=f"RollDisputed data does not fit the event: {why}"
+        ):
+            stat_record("RollDisputed", 2, json.dumps(bad))
+    with pytest.raises(CorruptLogError, match="unknown event type 'RollForgotten'"):
+        stat_record("RollForgotten", 1, "{}")
+    with pytest.raises(CorruptLogError, match="RollDisputed version 3 is newer than this release"):
+        stat_record("RollDisputed", 3, good)
+
+
+def test_an_older_schema_version_is_upcast_before_the_statistics_read_it() -> None:
+    # DieRerolled version 1 had no side or round: it is the first side's, in round one.
+    old = json.dumps({"roll_id": 2, "die": DIE, "replaced": 0})
+    assert stat_record("DieRerolled", 1, old) == rec.Rerolled(
+        2, rec.Die(6, 4, "reroll", 0, None, "seeded", 0, 1), replaced=0, side=0, round=1
+    )
+
+
+def test_events_the_statistics_never_read_are_passed_undecoded() -> None:
+    assert stat_record("SeedRevealed", 1, "not even JSON") is None
