@@ -10,6 +10,10 @@ counters, folding a log in one pass or in many batches gives the same numbers.
 The fold keeps the state of the sessions it is working on. Given ``load_history``, it keeps
 at most ``max_sessions`` of them and reloads an evicted one from its stream; without it,
 it keeps every open session.
+
+This is the readable statement of the counting rules, over whole domain events and the
+full session state. The product counts with infra/projections/lean_statistics.py, which
+decodes only the fields it reads; tests/infra/test_lean_statistics.py holds the two equal.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from diceledger.domain.dice.sources import Draw, Provenance
 from diceledger.domain.errors import CorruptLogError
@@ -500,29 +501,42 @@ def _count_rerolls(sums: Counts, roll: _Roll, side: int, spent: int, sign: int) 
     less its total before the first (as domain.projections.facts does)."""
     request = roll.request
     asked = request.side if side == 0 or request.opponent is None else request.opponent
-    spec = shape_spec(_shape(request, asked))
+    shape = _shape(request, asked)
     _count(sums, "rerolls.spent", sign * spent)
     for number in range(1, max((e.round for e in roll.dice), default=1) + 1):
         events = [e for e in roll.dice if e.side == side and e.round == number]
         first = next((i for i, e in enumerate(events) if type(e) is rec.Rerolled), None)
         if first is not None:
-            before = replay_segments(spec, _segments(events[:first])).total
-            gain = replay_segments(spec, _segments(events)).total - before
+            before = _replayed_total(shape, _segments(events[:first]))
+            gain = _replayed_total(shape, _segments(events)) - before
             _count(sums, "rerolls.gain", sign * gain)
 
 
-def _segments(events: list[rec.DiceRecord]) -> list[Segment]:
-    # As rolls.segments: the initial draws, then each reroll with the draws after it.
-    parts: list[tuple[int | None, list[Draw]]] = [(None, [])]
+# A side's draws cut at its rerolls, as rolls.segments cuts them: the die each reroll
+# replaced (None for the initial dice) and the (sides, face) drawn from there on. A total
+# depends on nothing else of a draw (the engine reads no block, word or provenance).
+Faces = tuple[tuple[int | None, tuple[tuple[int, int], ...]], ...]
+
+
+def _segments(events: list[rec.DiceRecord]) -> Faces:
+    parts: list[tuple[int | None, list[tuple[int, int]]]] = [(None, [])]
     for event in events:
         if type(event) is rec.Rerolled:
-            parts.append((event.replaced, [_draw(event.die)]))
+            parts.append((event.replaced, [(event.die.sides, event.die.face)]))
         elif type(event) is rec.Rolled:
-            parts[-1][1].extend(_draw(die) for die in event.dice)
+            parts[-1][1].extend((die.sides, die.face) for die in event.dice)
         else:
-            parts[-1][1].append(_draw(event.die))  # type: ignore[union-attr]
-    return list(parts)
+            die = event.die  # type: ignore[union-attr]
+            parts[-1][1].append((die.sides, die.face))
+    return tuple((replaced, tuple(faces)) for replaced, faces in parts)
 
 
-def _draw(die: rec.Die) -> Draw:
-    return Draw(die.sides, die.face, Provenance(die.source), die.block, die.word)
+@lru_cache(maxsize=8192)
+def _replayed_total(shape: Shape, faces: Faces) -> int:
+    # Replayed through the engine once per shape and faces: damage rolls that reroll
+    # repeat the same few dice.
+    parts: list[Segment] = [
+        (replaced, [Draw(sides, face, Provenance.MANUAL) for sides, face in drawn])
+        for replaced, drawn in faces
+    ]
+    return replay_segments(shape_spec(shape), parts).total
