@@ -239,26 +239,27 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
     sid = app.start_session("gm", "Tomb of Ash").session_id
     for name in ("ann", "bob"):
         app.join(name, sid, cmd.JoinSession(name))
+    # The GM types in both sides' dice: the other side is an NPC's (R6).
     command = cmd.RequestOpposed(
-        CheckSide("ann", "1d20+2"),
-        CheckSide("bob", "1d20+1"),
+        CheckSide("gm", "1d20+2"),
+        CheckSide("orc", "1d20+1"),
         rerolls=1,
         opponent_rerolls=1,
         faces=(10, 11),
     )
-    app.request_roll("ann", sid, command)
-    app.accept("ann", sid, 1)
-    result = app.accept("bob", sid, 1, faces=(4, 9))  # 12 against 12: a fresh round
+    app.request_roll("gm", sid, command)
+    app.accept("gm", sid, 1)
+    result = app.accept("gm", sid, 1, faces=(4, 9))  # 12 against 12: a fresh round
     assert isinstance(result.roll, ShownRoll)
     message = roll_message(result.roll, LINKS)
     lines = message.content.split("\n")
     assert lines[2:5] == [
-        "round 1: ann 1d20 (10) + 2 = 12 · bob 1d20 (11) + 1 = 12 · tie",
-        "round 2: ann 1d20 (4) + 2 = 6 · bob 1d20 (9) + 1 = 10",
-        "awaiting **ann**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
+        "round 1: gm 1d20 (10) + 2 = 12 · orc 1d20 (11) + 1 = 12 · tie",
+        "round 2: gm 1d20 (4) + 2 = 6 · orc 1d20 (9) + 1 = 10",
+        "awaiting **gm**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
     ]
     ids = {button.label: button.custom_id for row in message.rows for button in row}
     assert ids == {
-        "Accept (ann)": f"dl:accept:{sid}:1:0:2",
-        "Reroll ann's d20 #0 (4)": f"dl:reroll:{sid}:1:0:0:2",
+        "Accept (gm)": f"dl:accept:{sid}:1:0:2",
+        "Reroll gm's d20 #0 (4)": f"dl:reroll:{sid}:1:0:0:2",
     }

@@ -43,7 +43,8 @@ def played(tmp_path: Path) -> tuple[Application, str]:
     app.request_roll("bob", sid, check((19,), 18))  # 3
     app.request_roll("ann", sid, cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(4,)))  # 4
     app.request_roll("gm", sid, check((5,), 12, blind=True, on_behalf_of="ann"))  # 5: hidden
-    opposed = cmd.RequestOpposed(CheckSide("bob", "1d20"), CheckSide("ann", "1d20"), faces=(7, 9))
+    # bob types in his own die only (R6); ann's is the server's, and beats -23 whatever it shows.
+    opposed = cmd.RequestOpposed(CheckSide("bob", "1d20n-30"), CheckSide("ann", "1d20"), faces=(7,))
     app.request_roll("bob", sid, opposed)  # 6: ann wins
     app.open_dispute("bob", sid, 3, "fell off")
     app.resolve_dispute("gm", sid, cmd.ResolveDispute(3, cmd.Ruling.VOIDED))  # 3 is void
