@@ -223,9 +223,9 @@ def test_opposed_replay_receipt_and_session_list_over_the_api(
     # ann types in her own die; bob's is each server's own, and never reaches her 11.
     contest = ("1d20+2", "--vs", "bob", "1d20n-30", "--faces", "9")
     remote = ann.ok(*at, "opposed", sid, *contest)
-    local = ledger.ok("ann", "opposed", table, *contest)
-    assert remote.splitlines()[0] == local.splitlines()[0] == "#1 ann opposed vs bob:"
-    assert remote.splitlines()[-1] == local.splitlines()[-1] == "  ann wins"
+    here = ledger.ok("ann", "opposed", table, *contest)
+    assert remote.splitlines()[0] == here.splitlines()[0] == "#1 ann opposed vs bob:"
+    assert remote.splitlines()[-1] == here.splitlines()[-1] == "  ann wins"
 
     listed = json.loads(ann.ok(*at, "session", "list", "--json"))
     assert listed == [
