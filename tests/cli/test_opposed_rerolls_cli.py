@@ -168,3 +168,17 @@ def test_opposed_checks_with_rerolls_verify_once_played(ledger: Ledger, table: s
     ledger.ok("gm", "session", "end", table)
     out = ledger.ok("ann", "verify", table)
     assert "verified: the chain, versions, rules, nonces" in out
+
+
+def test_r6_the_review_labels_each_die_by_side_round_and_typist(ledger: Ledger, table: str) -> None:
+    ledger.ok(
+        "ann", "opposed", table, "1d20+30", "--vs", "bob", "1d20n", "--vs-reroll", "1",
+        "--faces", "17",
+    )  # fmt: skip
+    ledger.ok("bob", "reroll", table, "1", "--die", "0", "--faces", "4")
+    ledger.ok("bob", "dispute", "open", table, "1", "--reason", "ann typed her die")
+    lines = ledger.ok("gm", "dispute", "review", table, "1").splitlines()
+    assert "  ann, round 1: #0 d20 = 17  initial; typed in by ann: cannot be verified" in lines
+    assert "  bob, round 1: #1 d20 = 4  reroll of #0; typed in by bob: cannot be verified" in lines
+    (seeded,) = [line for line in lines if line.startswith("  bob, round 1: #0 d20 = ")]
+    assert "initial; epoch 1 nonce 1 block" in seeded

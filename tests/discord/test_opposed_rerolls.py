@@ -263,3 +263,19 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
         "Accept (gm)": f"dl:accept:{sid}:1:0:2",
         "Reroll gm's d20 #0 (4)": f"dl:reroll:{sid}:1:0:0:2",
     }
+
+
+def test_r6_a_message_names_who_typed_in_each_sides_dice() -> None:
+    app = in_memory()
+    sid = app.start_session("gm", "Tomb of Ash").session_id
+    for name in ("ann", "bob"):
+        app.join(name, sid, cmd.JoinSession(name))
+    # ann types in her own die; bob, holding a reroll, types in his new one.
+    duel = cmd.RequestOpposed(
+        CheckSide("ann", "1d20+30"), CheckSide("bob", "1d20n"), opponent_rerolls=1, faces=(10,)
+    )
+    app.request_roll("ann", sid, duel)
+    result = app.reroll("bob", sid, cmd.Reroll(1, (0,), faces=(4,)))
+    assert isinstance(result.roll, ShownRoll)
+    lines = roll_message(result.roll, LINKS).content.split("\n")
+    assert "typed in: round 1 ann by ann · round 1 bob by bob" in lines
