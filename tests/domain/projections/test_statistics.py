@@ -137,6 +137,36 @@ def test_blind_rolls_stay_out_of_a_players_view_until_revealed_and_the_gm_sees_t
     assert (ann.groups["outcomes"]["made"], ann.groups["excluded"]["hidden"]) == (4, 0)
 
 
+def test_a_players_own_gm_and_self_rolls_count_in_their_own_figures_only() -> None:
+    script = ann_three_checks()
+    for mode in (RollMode.GM, RollMode.SELF):
+        check = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(11), mode=mode, faces=(18,))
+        script.do("ann", check)
+    # ann sees both of hers; bob sees neither; a GM sees the gm roll, not the self roll.
+    for viewer, made, hidden in (("ann", 5, 0), ("bob", 3, 2), ("gm", 4, 1)):
+        ann = reports(script.log, viewer)[("tomb-1a2b3c", "ann")]
+        assert ann.groups["outcomes"]["made"] == made, viewer
+        assert ann.groups["excluded"]["hidden"] == hidden, viewer
+        assert ann.groups["luck"]["rated"] == made, viewer
+    script.do("gm", cmd.RevealRoll(4))
+    for viewer, made in (("ann", 5), ("bob", 4), ("gm", 4)):
+        assert reports(script.log, viewer)[("tomb-1a2b3c", "ann")].groups["outcomes"]["made"] == (
+            made
+        )
+
+
+def test_a_gms_blind_roll_for_a_player_is_no_part_of_their_luck() -> None:
+    script = ann_three_checks()
+    blind = cmd.RequestRoll(
+        RollKind.CHECK, "1d20", target=Target(11), mode=RollMode.BLIND, on_behalf_of="ann",
+        faces=(18,),
+    )  # fmt: skip
+    script.do("gm", blind)
+    ann = reports(script.log, "gm")[("tomb-1a2b3c", "ann")]
+    assert ann.groups["outcomes"]["made"] == 4  # the GM sees the check was made
+    assert ann.groups["luck"]["rated"] == 3  # but ann never saw it: not her luck
+
+
 def test_r6_opposed_checks_count_for_both_members_and_not_for_npcs() -> None:
     script = Script.table("ann", "bob")
     # ann types in her own die; bob's is the server's (a fixed seed here: 12, at nonce 1).
