@@ -15,9 +15,13 @@ from dataclasses import dataclass
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.timeline import Line, line_of
+from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.views import roll_view
 from diceledger.domain.session.visibility import hidden_from
+
+
+REVEALED = "RollRevealed"  # what a roll the end shows is fed as, like any reveal
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,8 @@ class Feed:
         whole command that made it, not its request alone.
         """
         batch = list(logged)
+        ending = any(isinstance(item.event, ev.SessionEnded) for item in batch)
+        was_hidden = hidden_from(self._head, self._viewer) if ending else frozenset()
         for item in batch:
             evolve(self._head, item.version, item.event)
         hidden = hidden_from(self._head, self._viewer)
@@ -61,7 +67,34 @@ class Feed:
             evolve(self._told, item.version, item.event)
             if item.version > after:
                 shown.append(self._item(item, hidden, views))
+                if isinstance(item.event, ev.SessionEnded):
+                    shown += self._shown_at_end(item, was_hidden - hidden)
         return shown
+
+    def _shown_at_end(self, item: Logged, shown: frozenset[int]) -> list[FeedItem]:
+        """Return a reveal item for each roll the end shows this viewer (a self roll).
+
+        The end reveals every self roll with no event of its own; each is fed as a reveal,
+        with the roll in full, so an open page shows it as it shows any other reveal.
+        """
+        items = []
+        for roll_id in sorted(shown):
+            roll = self._head.rolls[roll_id]
+            text = f"#{roll_id} {roll.mode} roll shown at the end of the session"
+            line = Line(
+                item.position,
+                item.version,
+                item.recorded_at,
+                item.actor,
+                REVEALED,
+                roll_id,
+                False,
+                text,
+                {"roll_id": roll_id},
+            )
+            view = roll_view(self._head, roll, self._viewer)
+            items.append(FeedItem(item.version, REVEALED, line, view))
+        return items
 
     def _item(self, item: Logged, hidden: frozenset[int], views: dict[int, JsonObject]) -> FeedItem:
         line = line_of(self._told, item, hidden)
