@@ -20,7 +20,6 @@ from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.views import roll_view
 from diceledger.domain.session.visibility import hidden_from
 
-
 REVEALED = "RollRevealed"  # what a roll the end shows is fed as, like any reveal
 
 
