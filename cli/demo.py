@@ -202,7 +202,7 @@ def play(tour: Tour, folder: Path) -> None:
         "1d20+1",
         "--vs",
         "cara",
-        "1d20+3",
+        "1d20",
         "--reroll",
         "1",
         "--vs-reroll",
@@ -212,8 +212,8 @@ def play(tour: Tour, folder: Path) -> None:
     )
     # Each side types in only its own dice (R6): cara's first die is the server's.
     tour.run("bram", "reroll", tour.session, "10", "--die", "0", "--faces", "13")
-    tour.run("cara", "reroll", tour.session, "10", "--die", "0", "--faces", "11")
-    tour.run("cara", "accept", tour.session, "10", "--faces", "16")
+    tour.run("cara", "reroll", tour.session, "10", "--die", "0", "--faces", "14")
+    tour.run("cara", "accept", tour.session, "10", "--faces", "19")
     tour.run("cara", "accept", tour.session, "10")
 
     tour.scene("The GM reveals the seed; anyone can now check every die")

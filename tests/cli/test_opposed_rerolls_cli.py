@@ -182,3 +182,14 @@ def test_r6_the_review_labels_each_die_by_side_round_and_typist(ledger: Ledger, 
     assert "  bob, round 1: #1 d20 = 4  reroll of #0; typed in by bob: cannot be verified" in lines
     (seeded,) = [line for line in lines if line.startswith("  bob, round 1: #0 d20 = ")]
     assert "initial; epoch 1 nonce 1 block" in seeded
+
+
+def test_r6_a_player_cannot_set_the_modifier_of_another_members_side(
+    ledger: Ledger, table: str
+) -> None:
+    # bob has no sheet: his side rolls his dice as they are, with no MOD ann chose.
+    refusal = ledger.refused("ann", "opposed", table, "1d20", "--vs", "bob", "1d20-5")
+    assert refusal == (
+        "name bob's MODs from their sheet (1d20+@STR), not as numbers: each side's MODs are its own"
+    )
+    assert "RollRequested" not in ledger.event_types(table)

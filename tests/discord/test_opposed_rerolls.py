@@ -75,7 +75,7 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
     discord_table: DiscordTable, seated: str
 ) -> None:
     rolled = discord_table.discord.run(
-        ANN, "opposed", expression="1d20+2", vs="bob", vs_expression="1d20+1", reroll=1,
+        ANN, "opposed", expression="1d20+2", vs="bob", vs_expression="1d20", reroll=1,
         vs_reroll=1,
     )  # fmt: skip
     text = content(rolled)
@@ -92,8 +92,8 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
 
     second = click(discord_table, BOB, reroll_button(first, "bob"))
     assert second["type"] == 7 and second["data"]["components"] == []
-    assert "\n**ann wins**" in content(second)  # both spent: compared (21 against 3)
-    assert re.search(rf"· bob 1d20 \({DIE}\) \+ 1 = \d+", content(second))
+    assert "\n**ann wins**" in content(second)  # both spent: compared (21 against 2)
+    assert re.search(rf"· bob 1d20 \({DIE}\) = \d+", content(second))
     rerolls = [
         record.data["side"]
         for record in discord_table.store.read_stream(seated)
@@ -101,7 +101,7 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
     ]
     assert rerolls == [0, 1]  # the request's side first (R14)
     history = content(discord_table.discord.run(ANN, "history"))
-    assert "**#1** ann opposed: ann 21 vs bob 3: ann wins" in history
+    assert "**#1** ann opposed: ann 21 vs bob 2: ann wins" in history
     discord_table.discord.run(MIRA, "end")
     result = verify_with_cli(discord_table.url, seated)
     assert result.exit_code == 0, result.output
@@ -253,9 +253,10 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
     assert isinstance(result.roll, ShownRoll)
     message = roll_message(result.roll, LINKS)
     lines = message.content.split("\n")
-    assert lines[2:5] == [
+    assert lines[2:6] == [
         "round 1: gm 1d20 (10) + 2 = 12 · orc 1d20 (11) + 1 = 12 · tie",
         "round 2: gm 1d20 (4) + 2 = 6 · orc 1d20 (9) + 1 = 10",
+        "typed in: round 1 gm by gm · round 1 orc by gm · round 2 gm by gm · round 2 orc by a GM",
         "awaiting **gm**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
     ]
     ids = {button.label: button.custom_id for row in message.rows for button in row}

@@ -78,7 +78,7 @@ def test_an_honest_export_verifies_in_the_browser_with_the_command_lines_counts(
     assert {key: report[key] for key in SAME_COUNTS} == {key: expected[key] for key in SAME_COUNTS}
     assert report["ok"] is True
     assert report["chain_links"] == report["events"]
-    assert report["manual_dice"] == 12
+    assert report["manual_dice"] == 11
 
 
 def test_after_the_end_every_seeded_die_is_derived_again(
