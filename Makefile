@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit wheel bench clean browser http-tools axe FORCE
+.PHONY: demo test lint typecheck unit wheel bench clean browser http-tools axe pyodide FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,7 @@ unit: $(STAMP)
 	echo "random seed $$seed (make unit SEED=$$seed runs with it again)"; \
 	PYTHONHASHSEED=$$seed $(BIN)/pytest -q --hypothesis-seed=$$seed
 
-test: lint typecheck wheel browser http-tools axe unit
+test: lint typecheck wheel browser http-tools axe pyodide unit
 
 # Debian's Chromium and chromium-driver for the browser tests, installed when absent and this
 # machine can (root and apt-get); otherwise those tests skip, naming what is missing.
@@ -72,6 +72,11 @@ http-tools:
 # axe-core (npm, pinned in tests/web/axe/package-lock.json) for the accessibility test.
 axe:
 	bash .ci/install-axe --if-possible
+
+# Pyodide (npm) and its msgspec wheel (PyPI), pinned in .ci/install-pyodide, for the verify
+# page, which runs the command line's own verify in the browser.
+pyodide:
+	bash .ci/install-pyodide --if-possible
 
 # Build the wheel and play the demo from it in a fresh venv outside the checkout: proves the
 # package (migrations included) installs and runs on its own.

@@ -47,6 +47,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.state import AWAITING, SessionState, evolve
 from diceledger.infra.codec.events import new_event
 from diceledger.infra.store.database import make_engine, upgrade, write_connection
@@ -155,7 +156,11 @@ class Generator:
             yield from self.run(table, actor, opposed)
         elif dice < 0.92:
             blind = cmd.RequestRoll(
-                "check", "1d20+2", target=Target(rng.randint(8, 18)), blind=True, on_behalf_of=who
+                "check",
+                "1d20+2",
+                target=Target(rng.randint(8, 18)),
+                mode=RollMode.BLIND,
+                on_behalf_of=who,
             )
             yield from self.run(table, table.gm, blind)
         elif dice < 0.95:

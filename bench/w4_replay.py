@@ -9,8 +9,8 @@ For each store given (made by bench/make_store.py), in fresh child processes:
   checks won, face histograms, explosions, rerolls, disputes) in one pass. It skips what
   diceledger adds on top: decoding into domain events, session state, exact odds (luck),
   blind-roll scopes and voided-roll exclusion, and the persisted, checkpointed counters;
-- floor: the rebuild's read alone (``read_all_data``), and its read and decode into domain
-  events, with no fold: what no rebuild that decodes every event can go below;
+- floor: the rebuild's read alone (``read_all_data``, the stored text), and its read and
+  decode into the fold's lean records, with no fold: what the rebuild cannot go below;
 - eventsourcing: the same events copied once (untimed) into the ``eventsourcing``
   library's SQLite application recorder, then read back in order through its
   ``NotificationLogReader`` (sections of 1,000) and folded by the baseline's own fold.
@@ -96,7 +96,7 @@ def child_rebuild(url: str) -> dict[str, Any]:
 
 def child_floor(url: str, decoded: bool) -> dict[str, Any]:
     """Time the rebuild's read alone (and its decode): what no fold can go below."""
-    from diceledger.infra.codec.events import decode
+    from diceledger.infra.codec.stat_records import stat_record
     from diceledger.infra.store.database import make_engine
     from diceledger.infra.store.sql import SqlEventStore
 
@@ -106,7 +106,7 @@ def child_floor(url: str, decoded: bool) -> dict[str, Any]:
         events = 0
         for item in store.read_all_data():
             if decoded:
-                decode(item.event_type, item.schema_version, item.data)
+                stat_record(item.event_type, item.schema_version, item.data)
             events += 1
         return events
 

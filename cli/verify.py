@@ -15,15 +15,8 @@ from diceledger.domain.errors import MalformedError
 from diceledger.domain.receipt import Receipt
 from diceledger.domain.signed_note import VerifierKey
 from diceledger.domain.verification.report import Anchor, Report
-from diceledger.infra.app.verification import (
-    CHECKED,
-    Line,
-    Standing,
-    Verdict,
-    check_receipt,
-    kept_claim,
-    verify_export,
-)
+from diceledger.infra.app.export_verdict import CHECKED, Standing, Verdict, kept_claim
+from diceledger.infra.app.verification import Line, check_receipt, verify_export
 
 LOG_ALONE = CHECKED[Anchor.LOG_ALONE]
 AGAINST_SIGNED = CHECKED[Anchor.SIGNED_CHECKPOINT]

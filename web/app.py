@@ -47,6 +47,7 @@ from diceledger.web.routes import (
     service,
     session_pages,
     sessions,
+    verifier,
 )
 from diceledger.web.routes import discord as discord_routes
 from diceledger.web.security import SecurityHeaders
@@ -87,7 +88,7 @@ def build_app(services: WebServices) -> FastAPI:
         schema,
         campaigns,
     )
-    for module in (*api, discord_routes, pages, session_pages):
+    for module in (*api, discord_routes, pages, session_pages, verifier):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DiceledgerError, _error_tree)  # type: ignore[arg-type]

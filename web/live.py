@@ -51,9 +51,8 @@ def checkpoint_text(head: SignedHead) -> str:
 
 
 def event_text(item: FeedItem) -> str:
-    """Return one feed item as a Server-Sent Event."""
-    data = json.dumps({"line": item.line.as_json(), "roll": item.roll}, ensure_ascii=False)
-    return f"id: {item.version}\nevent: {item.event}\ndata: {data}\n\n"
+    """Return one feed item as a Server-Sent Event (its JSON is shared by every stream)."""
+    return f"id: {item.version}\nevent: {item.event}\ndata: {item.data}\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +65,7 @@ class StreamPlan:
     heartbeat_seconds: float
     still_allowed: Callable[[], bool]  # re-checked once per heartbeat, in a thread
     closed: Callable[[], None]  # told once when the stream ends, however it ends
-    # The latest signed checkpoint, fresh as of a wake-up (monotonic), read in a thread.
-    latest: Callable[[float], SignedHead | None]
+    head_of: Callable[[str], SignedHead]  # a signed checkpoint note's tree size, read
 
 
 class EventStream(Response):
@@ -103,14 +101,14 @@ class EventStream(Response):
             while not subscription.ending:
                 due = time.monotonic() - last_checked >= plan.heartbeat_seconds
                 try:
-                    # Fresh as of the wake-up: the first of this worker's streams of the
-                    # session to read asks the store, the others share what it read.
-                    items = await anyio.to_thread.run_sync(plan.feed.read, after, woken_at)
-                    # Only new events make a new checkpoint, but for an operator's adopt:
-                    # that one is seen at the next heartbeat. Each read costs a query.
-                    head = None
-                    if items or head_sent is None or due:
-                        head = await anyio.to_thread.run_sync(plan.latest, woken_at)
+                    async with subscription.turn:
+                        items = await _read(plan.feed, after, woken_at)
+                        # Only new events make a new checkpoint, but for an operator's
+                        # adopt: that one is seen at the next heartbeat. A read is a query.
+                        head = None
+                        if items or head_sent is None or due:
+                            note = await _latest_note(plan.feed, woken_at)
+                            head = None if note is None else plan.head_of(note)
                 except DiceledgerError as error:
                     # The client reconnects after `retry` and resumes where it was.
                     LOG.warning("a live stream of %s ended: %s", plan.session_id, error)
@@ -133,6 +131,22 @@ class EventStream(Response):
                     last_sent = now
                 await subscription.wait(plan.heartbeat_seconds - (now - last_sent))
                 woken_at = time.monotonic()
+
+
+async def _read(feed: SessionFeed, after: int, woken_at: float) -> list[FeedItem]:
+    # Fresh as of the wake-up: the first of this worker's streams of the session to take
+    # its turn asks the store in a thread; the others take what it read, in the loop.
+    held = feed.held(after, woken_at)
+    if held is not None:
+        return held
+    return await anyio.to_thread.run_sync(feed.read, after, woken_at)
+
+
+async def _latest_note(feed: SessionFeed, woken_at: float) -> str | None:
+    held = feed.held_note(woken_at)
+    if held is not None:
+        return held.note
+    return await anyio.to_thread.run_sync(feed.latest_note, woken_at)
 
 
 async def _send(send: Send, text: str) -> None:

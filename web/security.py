@@ -1,7 +1,10 @@
 """Headers every answer carries, and the token that proves a page's form came from here.
 
 The pages load nothing from another host and run no inline script, so the strictest
-useful Content-Security-Policy fits them all: ``default-src 'self'``.
+useful Content-Security-Policy fits them all: ``default-src 'self'``. One script alone may
+also compile WebAssembly: the verify page's worker, which runs Pyodide. A dedicated
+worker is held to the policy of its own script's answer, so only that answer carries
+``'wasm-unsafe-eval'`` (which allows WebAssembly, not JavaScript's eval).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
     "object-src 'none'"
 )
+# The verify page's worker (static/verify-worker.js), and the policy it runs under.
+VERIFIER_WORKER = "/static/verify-worker.js"
+WORKER_POLICY = CONTENT_SECURITY_POLICY + "; script-src 'self' 'wasm-unsafe-eval'"
 HEADERS = (
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     # An invite or sign-in page's address holds its code: never pass it on as a referrer.
     (b"referrer-policy", b"no-referrer"),
@@ -41,10 +46,13 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        policy = WORKER_POLICY if scope["path"] == VERIFIER_WORKER else CONTENT_SECURITY_POLICY
+        headers = ((b"content-security-policy", policy.encode()), *HEADERS)
+
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 names = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(name, value) for name, value in HEADERS if name not in names]
+                extra = [(name, value) for name, value in headers if name not in names]
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 

@@ -27,25 +27,27 @@ Metrics = Counter[str]
 
 def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
     """Return the rerolls a new request may spend, read from the state before it (R11)."""
-    _kind(request.kind)  # an unknown kind is refused whatever the request
+    roll_kind(request.kind)  # an unknown kind is refused whatever the request
     if request.opponent is not None and request.opponent_rerolls_granted is None:
         return 0  # an opposed check of version 1 took no rerolls
     action = state.actions.get(request.action_id)
     if action is None:
-        return request.rerolls_granted if _covers(request.reroll_scope, request.kind) else 0
-    return action.remaining if _covers(action.scope.value, request.kind) else 0
+        return request.rerolls_granted if covers(request.reroll_scope, request.kind) else 0
+    return action.remaining if covers(action.scope.value, request.kind) else 0
 
 
 # Sessions use a handful of kinds and scopes: their enum lookups are made once each (an
 # unknown one still raises ValueError every time, since errors are not cached).
 @lru_cache(maxsize=64)
-def _kind(kind: str) -> RollKind:
+def roll_kind(kind: str) -> RollKind:
+    """Return the kind of a roll by its value; raise ValueError for an unknown one."""
     return RollKind(kind)
 
 
 @lru_cache(maxsize=256)
-def _covers(scope: str, kind: str) -> bool:
-    return RerollScope(scope).covers(_kind(kind))
+def covers(scope: str, kind: str) -> bool:
+    """Tell whether a reroll allowance of ``scope`` may be spent on a roll of ``kind``."""
+    return RerollScope(scope).covers(roll_kind(kind))
 
 
 def players_of(session: SessionState, roll: Roll) -> list[str]:
@@ -93,8 +95,8 @@ def _single_facts(roll: Roll, allowance: int) -> Metrics:
     if isinstance(resolution, ev.CheckResolved) and request.target is not None:
         won = bool(resolution.success)
         metrics[f"won.{request.kind}"] = int(won)
-        luck = _check_luck(_shape(request, request.side), request.target, allowance)
-        _add_luck(metrics, luck, won)
+        luck = check_luck(_shape(request, request.side), request.target, allowance)
+        add_luck(metrics, luck, won)
     spent = _add_dice(metrics, roll, side=0)
     _add_rerolls(metrics, roll, 0, spent)
     return _counter(metrics)
@@ -109,8 +111,8 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
     metrics: Counts = {"rolls.opposed": 1, "won.opposed": int(won)}
     theirs = request.opponent_rerolls_granted or 0
     ours, opponent = _shape(request, request.side), _shape(request, request.opponent)
-    odds = _opposed_luck(ours, opponent, allowance, theirs)
-    _add_luck(metrics, None if odds is None else odds[side], won)
+    odds = opposed_luck(ours, opponent, allowance, theirs)
+    add_luck(metrics, None if odds is None else odds[side], won)
     spent = _add_dice(metrics, roll, side=side)
     _add_rerolls(metrics, roll, side, spent)
     return _counter(metrics)
@@ -120,19 +122,16 @@ def _opposed_facts(roll: Roll, name: str, allowance: int) -> Metrics:
 # roll, median, exploding, expression, and the amounts of advantage, disadvantage, eased
 # and hindered). Names and labels are left out, since they change no die, so a session's
 # few checks repeat many times over and their odds, computed once, are reused.
-_Shape = tuple[
+Shape = tuple[
     bool, bool, bool, str, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]
 ]
 _IS_CHECK = {kind.value: kind in CHECK_KINDS for kind in RollKind}
 
 
-def _shape(request: ev.RollRequested, side: ev.CheckSide) -> _Shape:
-    check = _IS_CHECK.get(request.kind)
-    if check is None:
-        check = RollKind(request.kind) in CHECK_KINDS  # refuses an unknown kind, as spec_of
+def _shape(request: ev.RollRequested, side: ev.CheckSide) -> Shape:
     # Most sides have no modifiers at all: their empty tuples are taken as they are.
-    return (
-        check,
+    return shape_of(
+        request.kind,
         request.median,
         request.exploding,
         side.expression,
@@ -141,6 +140,23 @@ def _shape(request: ev.RollRequested, side: ev.CheckSide) -> _Shape:
         _amounts(side.eased) if side.eased else (),
         _amounts(side.hindered) if side.hindered else (),
     )
+
+
+def shape_of(
+    kind: str,
+    median: bool,
+    exploding: bool,
+    expression: str,
+    advantage: tuple[int, ...],
+    disadvantage: tuple[int, ...],
+    eased: tuple[int, ...],
+    hindered: tuple[int, ...],
+) -> Shape:
+    """Return the canonical shape of one side of a request, from its fields' values."""
+    check = _IS_CHECK.get(kind)
+    if check is None:
+        check = RollKind(kind) in CHECK_KINDS  # refuses an unknown kind, as spec_of
+    return (check, median, exploding, expression, advantage, disadvantage, eased, hindered)
 
 
 def _amounts(amounts: tuple[ev.Amount, ...]) -> tuple[int, ...]:
@@ -152,8 +168,8 @@ def _modifiers(amounts: tuple[int, ...]) -> tuple[Modifier, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _spec(shape: _Shape) -> RollSpec:
-    # The spec of a canonical shape: as spec_of builds it, less the labels.
+def shape_spec(shape: Shape) -> RollSpec:
+    """Return the spec of a canonical shape: as spec_of builds it, less the labels."""
     check, median, exploding, expression, advantage, disadvantage, eased, hindered = shape
     return build_spec(
         parse(expression),
@@ -175,26 +191,29 @@ def _luck(probability: Fraction) -> Luck:
 
 
 @lru_cache(maxsize=4096)
-def _check_luck(key: _Shape, target: int, allowance: int) -> Luck | None:
+def check_luck(key: Shape, target: int, allowance: int) -> Luck | None:
+    """Return a check's luck (expected, variance) against ``target``, or None if unrated."""
     # A roll too large for exact odds is counted but left out of luck (metric luck.unrated).
     try:
-        return _luck(success_probability(_spec(key), target, allowance))
+        return _luck(success_probability(shape_spec(key), target, allowance))
     except RollError:
         return None
 
 
 @lru_cache(maxsize=4096)
-def _opposed_luck(
-    key: _Shape, opponent: _Shape, rerolls: int, opponent_rerolls: int
+def opposed_luck(
+    key: Shape, opponent: Shape, rerolls: int, opponent_rerolls: int
 ) -> tuple[Luck, Luck] | None:
+    """Return each side's luck in an opposed check, or None if unrated."""
     try:
-        odds = opposed_odds(_spec(key), _spec(opponent), rerolls, opponent_rerolls)
+        odds = opposed_odds(shape_spec(key), shape_spec(opponent), rerolls, opponent_rerolls)
     except RollError:
         return None
     return _luck(odds.win), _luck(odds.lose)
 
 
-def _add_luck(metrics: Counts, luck: Luck | None, won: bool) -> None:
+def add_luck(metrics: Counts, luck: Luck | None, won: bool) -> None:
+    """Count a rated (or unrated) check's luck into a roll's metrics."""
     # Each key is new here: the roll's counts hold no luck yet.
     if luck is None:
         metrics["luck.unrated"] = 1
@@ -242,7 +261,7 @@ def _add_rerolls(metrics: Counts, roll: Roll, side: int, spent: int) -> None:
         return
     request = roll.request
     asked = request.side if side == 0 or request.opponent is None else request.opponent
-    spec = _spec(_shape(request, asked))
+    spec = shape_spec(_shape(request, asked))
     metrics["rerolls.spent"] = spent
     for number in range(1, rounds_of(roll) + 1):
         events = side_events(roll, side, number)

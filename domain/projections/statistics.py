@@ -11,12 +11,16 @@ counters, folding a log in one pass or in many batches gives the same numbers.
 The fold keeps the state of the sessions it is working on. Given ``load_history``, it keeps
 at most ``max_sessions`` of them and reloads an evicted one from its stream; without it,
 it keeps every open session.
+
+This is the readable statement of the counting rules, over whole domain events and the
+full session state. The product counts with infra/projections/lean_statistics.py, which
+decodes only the fields it reads; tests/infra/test_lean_statistics.py holds the two equal.
 """
 
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -38,6 +42,7 @@ SCOPES = (ALL, PUBLIC)
 
 Key = tuple[str, str, str, str]  # session, player, scope, metric
 Scoped = dict[str, dict[str, Metrics]]  # scope -> player -> metrics
+Counts = Mapping[str, int]  # metric -> amount, as any fold hands them to a Tally
 LoadHistory = Callable[[str, int], Iterable[Logged]]  # session, up to version -> events
 
 
@@ -48,7 +53,7 @@ class Tally:
     counters: Counter[Key] = field(default_factory=Counter)
     members: dict[tuple[str, str], str] = field(default_factory=dict)  # (session, name) -> role
 
-    def add(self, session_id: str, scoped: Scoped, sign: int) -> None:
+    def add(self, session_id: str, scoped: Mapping[str, Mapping[str, Counts]], sign: int) -> None:
         """Add (sign 1) or take away (sign -1) a roll's scoped contribution."""
         counters = self.counters
         get = counters.get  # a Counter's += calls __missing__ for every new key

@@ -126,12 +126,23 @@ def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
 
 def replay_events(spec: RollSpec, events: Sequence[DiceEvent]) -> RollState:
     """Resolve one side's dice events again: the initial dice, then each reroll in turn."""
-    (_, first), *rerolls = segments(events)
+    parts = segments(events)
+    return replay_segments(spec, [(None if e is None else e.replaced, d) for e, d in parts])
+
+
+# The draws of one side, cut where it rerolled: the die each reroll replaced (None for the
+# initial dice) and the draws from there to the next reroll.
+Segment = tuple[int | None, Sequence[Draw]]
+
+
+def replay_segments(spec: RollSpec, parts: Sequence[Segment]) -> RollState:
+    """Resolve one side again from its draws cut into segments (see ``segments``)."""
+    (_, first), *rerolls = parts
     state = _start_from(spec, first, len(rerolls))
-    for number, (event, draws) in enumerate(rerolls, start=1):
-        assert event is not None
+    for number, (replaced, draws) in enumerate(rerolls, start=1):
+        assert replaced is not None
         source = ReplaySource(draws)
-        state = reroll(state, [event.replaced], source)
+        state = reroll(state, [replaced], source)
         all_used(source, f"reroll {number}")
     return state
 
@@ -151,7 +162,7 @@ def segments(
     return parts
 
 
-def _start_from(spec: RollSpec, draws: list[Draw], rerolls: int) -> RollState:
+def _start_from(spec: RollSpec, draws: Sequence[Draw], rerolls: int) -> RollState:
     source = ReplaySource(draws)
     state = start(spec, source, rerolls)
     all_used(source, "the initial dice")

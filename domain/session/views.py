@@ -31,7 +31,7 @@ from diceledger.domain.session.rolls import (
 )
 from diceledger.domain.session.state import RESOLVED, Roll, SessionState
 from diceledger.domain.session.view_parts import side_sources, summands
-from diceledger.domain.session.visibility import Viewer, may_reveal, may_see
+from diceledger.domain.session.visibility import Sight, Viewer, sight_of
 
 
 def _dice(
@@ -90,8 +90,13 @@ def roll_line(roll: Roll, style: Style = PLAIN) -> str:
 
 def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
     """Return a roll as data: request, status, outcome and every die with its provenance."""
+    return sighted_roll_view(session, roll, sight_of(session, roll, viewer))
+
+
+def sighted_roll_view(session: SessionState, roll: Roll, sight: Sight) -> JsonObject:
+    """Return a roll as every viewer of ``sight`` sees it (one view serves them all)."""
     request = roll.request
-    if not may_see(session, roll, viewer):
+    if sight is Sight.HIDDEN:
         return hidden_roll_view(session, roll)
     view: JsonObject = {
         "session_id": session.session_id,
@@ -126,7 +131,7 @@ def roll_view(session: SessionState, roll: Roll, viewer: Viewer) -> JsonObject:
         if roll.ruling is None
         else {"outcome": roll.ruling.outcome, "by": roll.ruling.by, "note": roll.ruling.note},
         "hidden": roll.hidden,  # not public and not yet revealed: someone may not see it
-        "may_reveal": may_reveal(session, roll, viewer),  # whether this viewer may show it
+        "may_reveal": sight is Sight.REVEALABLE,  # whether this viewer may show it
         "line": roll_line(roll),
     }
     view |= {"exploding": request.exploding, "manual": request.manual}

@@ -53,6 +53,21 @@ def may_reveal(session: SessionState, roll: Roll, viewer: Viewer) -> bool:
     return session.is_gm(viewer)
 
 
+class Sight(Enum):
+    """How one viewer sees one roll: a roll has at most these three views, whoever looks."""
+
+    HIDDEN = "hidden"  # that it happened, by whom and in which mode
+    SHOWN = "shown"  # in full
+    REVEALABLE = "revealable"  # in full, and this viewer may show it to everyone
+
+
+def sight_of(session: SessionState, roll: Roll, viewer: Viewer) -> Sight:
+    """Return how ``viewer`` sees the roll: viewers of one sight are shown the same view."""
+    if not may_see(session, roll, viewer):
+        return Sight.HIDDEN
+    return Sight.REVEALABLE if may_reveal(session, roll, viewer) else Sight.SHOWN
+
+
 def hidden_from(session: SessionState, viewer: Viewer) -> frozenset[int]:
     """Return the rolls of the session that ``viewer`` may not see."""
     return frozenset(

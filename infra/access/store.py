@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from sqlalchemy import exc
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
-from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.database import read_connection, translate_errors
 from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
@@ -76,7 +75,7 @@ class AccessStore:
     def find_token(self, token_hash: str) -> TokenRecord | None:
         """Return the token with this hash, or None."""
         query = sa.select(member_tokens).where(member_tokens.c.token_hash == token_hash)
-        with translate_errors(self._engine.url), self._engine.connect() as connection:
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
             row = connection.execute(query).first()
         if row is None:
             return None
@@ -274,7 +273,7 @@ class AccessStore:
             .where(idempotent_requests.c.scope == scope)
             .where(idempotent_requests.c.idempotency_key == key)
         )
-        with translate_errors(self._engine.url), self._engine.connect() as connection:
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
             found = connection.execute(query).first()
         return None if found is None else StoredAnswer(found.fingerprint, found.status, found.body)
 
@@ -285,7 +284,7 @@ class AccessStore:
 
         Written in the request's transaction, so the answer exists exactly when what the
         request did was committed. A concurrent first attempt of the same key that
-        committed first makes this insert collide (on PostgreSQL after waiting for it).
+        committed first makes this insert do nothing (on PostgreSQL after waiting for it).
         """
         row = {
             "scope": scope,
@@ -295,12 +294,8 @@ class AccessStore:
             "body": body,
             "created_at": now,
         }
-        try:
-            with self._writing() as connection, connection.begin_nested():
-                connection.execute(idempotent_requests.insert(), row)
-        except exc.IntegrityError:
-            return False
-        return True
+        with self._writing() as connection:
+            return connection.execute(_insert_if_new(connection), row).first() is not None
 
     def transaction(self) -> AbstractContextManager[Transaction]:
         """Open one transaction for a request: every write on this store's engine joins it."""
@@ -308,3 +303,23 @@ class AccessStore:
 
     def _writing(self) -> AbstractContextManager[sa.Connection]:
         return writing(self._engine)  # the request's transaction, if one is open
+
+
+def _insert_if_new(connection: sa.Connection) -> sa.Insert:
+    """Return the INSERT of an answer that does nothing where (scope, key) holds one, and
+    returns a row only when it inserted.
+
+    ON CONFLICT rather than a savepoint around a failing insert: one statement, where the
+    savepoint cost two more round trips on every request with a key. The dialect is
+    imported here, so a SQLite process never loads PostgreSQL's.
+    """
+    key, inserted = ["scope", "idempotency_key"], idempotent_requests.c.scope
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        pg_insert = postgresql.insert(idempotent_requests)
+        return pg_insert.on_conflict_do_nothing(index_elements=key).returning(inserted)
+    from sqlalchemy.dialects import sqlite
+
+    lite_insert = sqlite.insert(idempotent_requests)
+    return lite_insert.on_conflict_do_nothing(index_elements=key).returning(inserted)

@@ -65,8 +65,9 @@ if TYPE_CHECKING:
     from diceledger.domain.projections.report import Visible
     from diceledger.domain.signed_note import VerifierKey
     from diceledger.infra.app.campaigns import Campaigns
+    from diceledger.infra.app.export_verdict import Verdict
     from diceledger.infra.app.feed import SessionFeed, SessionTails
-    from diceledger.infra.app.verification import HeadAnchor, Line, Reader, Verdict, Watch
+    from diceledger.infra.app.verification import HeadAnchor, Line, Reader, Watch
     from diceledger.infra.projections.checkpoints import Status
     from diceledger.infra.projections.wiring import PersistedProjection
 

@@ -16,21 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from diceledger.domain.audit import Claim, Finding, LogAudit, audit_log, remembered
-from diceledger.domain.checkpoint import Checkpoint, read_kept, session_of
-from diceledger.domain.errors import MalformedError, VerificationError, unknown_session
-from diceledger.domain.json import JsonObject
+from diceledger.domain.checkpoint import Checkpoint
+from diceledger.domain.errors import VerificationError, unknown_session
 from diceledger.domain.receipt import Receipt, VerifiedReceipt, check_complete, verify_receipt
 from diceledger.domain.records import ExportedEvent, RecordedEvent
 from diceledger.domain.signed_note import SignedNote, VerifierKey
 from diceledger.domain.trust import Retired, resolve_trust
 from diceledger.domain.verification.receipt_dice import ReceiptDice, check_receipt_dice
-from diceledger.domain.verification.report import Anchor, Report
+from diceledger.domain.verification.report import Report
 from diceledger.domain.verification.verify import verify_records
+from diceledger.infra.app.export_verdict import (
+    Standing,
+    Verdict,
+    anchor_of,
+    judge_export,
+    leaf_of,
+    origin_of,
+)
 from diceledger.infra.app.proofs import Proofs
 from diceledger.infra.codec.events import decode, from_record
 from diceledger.infra.ledger.keeper import CheckpointKeeper
@@ -41,13 +47,6 @@ from diceledger.infra.store.exporting import read_lines
 from diceledger.infra.store.port import EventStore
 
 LATEST = "the store's latest checkpoint"
-CHECKED = {
-    Anchor.LOG_ALONE: "the log alone",
-    Anchor.SIGNED_CHECKPOINT: "the log and its signed checkpoint",
-    Anchor.KEPT_CHECKPOINT: "the log and kept checkpoints",
-}
-EXPORT_PROOF = "the export's proof"
-
 Line = TypeVar("Line", RecordedEvent, ExportedEvent)
 
 
@@ -61,14 +60,6 @@ class Watch(Protocol):
 
 def _unwatched(records: Iterable[Line], _count: int) -> Iterable[Line]:
     return records
-
-
-class Standing(IntEnum):
-    """What a verification proved, as ``verify`` exits with it."""
-
-    PROVEN = 0  # every claim holds against a trusted key (or the log alone, all that was asked)
-    FAILED = 1  # a check or a checkpoint failed
-    UNANCHORED = 3  # consistent, but only keys the document itself carries signed it
 
 
 class HeadAnchor(Protocol):
@@ -86,48 +77,6 @@ class HeadAnchor(Protocol):
     def latest(self, stream_id: str) -> Head | None:
         """Return the latest tree it remembers for the session (None: none)."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """A log's own report and what its checkpoints say of it."""
-
-    report: Report
-    audit: LogAudit
-
-    @property
-    def ok(self) -> bool:
-        """Tell whether every check of the log and every checkpoint holds."""
-        return self.report.ok and self.audit.ok
-
-    @property
-    def standing(self) -> Standing:
-        """Return proven, failed, or unanchored (only the document's own keys signed)."""
-        if not self.ok:
-            return Standing.FAILED
-        return Standing.PROVEN if self.audit.anchored else Standing.UNANCHORED
-
-    def as_dict(self) -> JsonObject:
-        """Return the report, its checkpoints' findings and the verdict as JSON-ready data."""
-        shown = self.report.as_dict()
-        finding = self.audit.first_failure
-        if shown["first_failure"] is None and finding is not None:
-            reason = str(finding)
-            shown["first_failure"] = {"position": None, "stream_version": None, "reason": reason}
-        return {
-            **shown,
-            "ok": self.ok,
-            "verdict": self.standing.name.lower(),
-            "checkpoints": {
-                "checked": CHECKED[self.report.anchor],
-                "ok": self.audit.ok,
-                "kept": self.audit.kept,
-                "findings": [
-                    {"source": f.source, "ok": f.ok, "detail": f.detail}
-                    for f in self.audit.findings
-                ],
-            },
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,30 +127,6 @@ class Reader:
         pinned), and what each retired key of its own store may still vouch for."""
         keyring = open_keyring()
         return (*self.given, *keyring.known(), *self.pinned()), keyring.retirements()
-
-
-def kept_claim(source: str, text: str) -> Claim:
-    """Read a kept checkpoint: a signed note (extra final newlines allowed), or a receipt."""
-    if text.lstrip().startswith("{"):
-        return Claim(f"{source} (receipt)", Receipt.parse(text).checkpoint)
-    return Claim(source, read_kept(text))
-
-
-def origin_of(note: str) -> str | None:
-    """Return the origin a checkpoint note heads, None when it is no checkpoint."""
-    try:
-        return Checkpoint.parse(SignedNote.parse(read_kept(note)).text).origin
-    except MalformedError:
-        return None
-
-
-def head_of(notes: Iterable[str], session_id: str) -> str | None:
-    """Return the first of ``notes`` that heads ``session_id``'s log."""
-    for note in notes:
-        origin = origin_of(note)
-        if origin is not None and session_of(origin) == session_id:
-            return note
-    return None
 
 
 # What a caller may put around the read of a log alone (a progress bar).
@@ -272,7 +197,7 @@ def verify_session(
             size, root = remembered_head.size, remembered_head.root
             findings.append(remembered(anchor.source, leaves, size, root))
     audit = LogAudit(session_id, audit.events, (*audit.findings, *findings), audit.kept)
-    report.anchor = _anchor(audit, head is not None)
+    report.anchor = anchor_of(audit, head is not None)
     return Verdict(report, audit)
 
 
@@ -284,34 +209,23 @@ def verify_export(
 ) -> Verdict:
     """Verify an exported session (JSON Lines) with no database, and hold it to its proof.
 
-    The proof is ``proof_file``, else ``EXPORT.proof.json`` beside it, if there is one. A
-    key the proof carries is used only for a server none of the reader's keys names, and
-    the verdict is then unanchored (``domain.trust``).
+    The proof is ``proof_file``, else ``EXPORT.proof.json`` beside it, if there is one. The
+    verdict is ``judge_export``'s, the verify page's too; this adds only the reader's files
+    and this machine's keys.
     """
     proof = read_proof(proof_file or proof_path(path))
     with open(path, "rb") as handle:
-        lines = sum(1 for _ in handle)
-    report = verify_file(path, lambda records: watch(records, lines))
-    session_id = report.session_id or ""
-    # The report names a broken chain; here every line is a leaf as is.
-    leaves = [_leaf(r.hash) for r in read_lines(path) if r.stream_id == session_id]
-    mine = None if proof is None else head_of(proof.checkpoints, session_id)
-    head = None if mine is None else Claim(EXPORT_PROOF, mine)
+        count = sum(1 for _ in handle)
     known, retired = reader.offline()
-    trust = resolve_trust(known, () if proof is None else proof.keys(), retired)
-    kept = reader.claims(session_id, mine)
-    audit = audit_log(session_id, leaves, head, kept, trust, ed25519_check)
-    if proof is not None and mine is None:
-        # A proof of other sessions proves nothing of this one: refused, not skipped.
-        sessions = sorted({session_of(origin_of(note) or "") for note in proof.checkpoints})
-        detail = (
-            f"it holds no checkpoint of session '{session_id}' "
-            f"(only of {', '.join(repr(s) for s in sessions)})"
-        )
-        findings = (*audit.findings, Finding(EXPORT_PROOF, False, detail))
-        audit = LogAudit(audit.session_id, audit.events, findings, audit.kept)
-    report.anchor = _anchor(audit, head is not None)
-    return Verdict(report, audit)
+    return judge_export(
+        lambda: read_lines(path),
+        proof,
+        reader.claims,
+        known,
+        retired,
+        ed25519_check,
+        lambda lines: watch(lines, count),
+    )
 
 
 def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
@@ -335,26 +249,12 @@ def check_receipt(receipt: Receipt, reader: Reader = Reader()) -> ReceiptCheck:
     return ReceiptCheck(verified, trust.pinned_signer(verified.checkpoint), dice, roll_id)
 
 
-def _anchor(audit: LogAudit, headed: bool) -> Anchor:
-    if audit.kept:
-        return Anchor.KEPT_CHECKPOINT
-    return Anchor.SIGNED_CHECKPOINT if headed else Anchor.LOG_ALONE
-
-
 def _leaves_of(records: Iterable[RecordedEvent], leaves: list[bytes]) -> Iterator[RecordedEvent]:
     """Yield the records on, keeping each one's hash as a leaf of the session's tree."""
     for record in records:
-        leaves.append(_leaf(record.hash))
+        leaves.append(leaf_of(record.hash))
         yield record
 
 
 def _size(note: str) -> int:
     return Checkpoint.parse(SignedNote.parse(note).text).size
-
-
-def _leaf(hash_hex: str) -> bytes:
-    """Return an event's hash as a leaf; a hash that is not hex is no leaf (fails the tree)."""
-    try:
-        return bytes.fromhex(hash_hex)
-    except ValueError:
-        return b""

@@ -48,7 +48,7 @@ def from_record(record: RecordedEvent) -> ev.Event:
 
 def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     """Return the event of type ``event_type`` stored at schema ``version``."""
-    cls, data = _upcast(event_type, version, data)
+    cls, data = upcast(event_type, version, data)
     try:
         checked = msgspec.convert(data, _checked(cls))
     except msgspec.ValidationError as error:
@@ -58,15 +58,16 @@ def decode(event_type: str, version: int, data: dict[str, Any]) -> ev.Event:
     return event
 
 
-def _upcast(event_type: str, version: int, data: dict[str, Any]) -> tuple[type, dict[str, Any]]:
+def upcast(event_type: str, version: int, data: dict[str, Any]) -> tuple[type, dict[str, Any]]:
+    """Return the event class and its data brought up to the current schema version."""
     cls = ev.EVENT_TYPES.get(event_type)
     if cls is None:
         raise CorruptLogError(f"unknown event type '{event_type}'")
     while version < cls.schema_version:
-        upcast = UPCASTERS.get((event_type, version))
-        if upcast is None:
+        step = UPCASTERS.get((event_type, version))
+        if step is None:
             raise CorruptLogError(f"no upcaster for {event_type} version {version}")
-        data, version = upcast(data), version + 1
+        data, version = step(data), version + 1
     if version != cls.schema_version:
         raise CorruptLogError(f"{event_type} version {version} is newer than this release")
     return cls, data

@@ -62,13 +62,7 @@ from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
-from diceledger.infra.store.session_lock import (
-    EXTEND_LOCK,
-    SESSION_LOCK,
-    hold_for_transaction,
-    hold_session,
-    lock_key,
-)
+from diceledger.infra.store.session_lock import hold_for_transaction, hold_session
 from diceledger.infra.store.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
@@ -290,7 +284,7 @@ class CheckpointLedger:
         """Hold the session's ledger lock until the transaction ends (see ``exclusive``)."""
         if connection.dialect.name == "postgresql":
             # The transaction-level twin of ``exclusive``'s lock: the two exclude each other.
-            hold_for_transaction(connection, lock_key(SESSION_LOCK, stream_id), stream_id)
+            hold_for_transaction(connection, stream_id, "session")
         else:
             # BEGIN IMMEDIATE holds the write lock already; the file lock keeps an import
             # (``exclusive``: two transactions) from landing between its steps.
@@ -300,7 +294,7 @@ class CheckpointLedger:
     def exclusive(self, stream_id: str) -> Iterator[None]:
         """Hold the session's ledger lock: one append-and-extend at a time, across processes.
 
-        See ``infra.store.session_lock``: an advisory lock on PostgreSQL, a file lock on SQLite.
+        See ``infra.store.session_lock``: a locked row on PostgreSQL, a file lock on SQLite.
         """
         with hold_session(self._engine, stream_id):
             yield
@@ -464,7 +458,7 @@ class CheckpointLedger:
         with one_transaction(self._engine), writing(self._engine) as connection:
             if connection.dialect.name == "postgresql":
                 # Serialise extends of one session; SQLite's BEGIN IMMEDIATE already does.
-                hold_for_transaction(connection, lock_key(EXTEND_LOCK, stream_id), stream_id)
+                hold_for_transaction(connection, stream_id, "extend")
             yield connection
 
     @contextmanager

@@ -4,8 +4,8 @@ Someone who can rewrite the database can cut a session's last rolls together wit
 ledger rows above them; the database then holds a smaller tree that the ledger would
 happily grow again into a second, different root for a size it signed already: a fork.
 This file remembers what was signed where that person cannot rewrite it (with the key):
-one line per signed tree, appended and fsynced after the transaction that recorded it
-committed, never rewritten. Before signing, the ledger checks the tree it is about to
+one line per signed tree, appended after the transaction that recorded it committed,
+never rewritten. Before signing, the ledger checks the tree it is about to
 grow still holds the remembered head (``check``); a tree that does not is refused.
 
 Order: the database commits first, the head is appended after. A crash in between leaves
@@ -13,6 +13,12 @@ the file one head behind the database, which the check accepts when the database
 still holds the older remembered head (so no session is ever locked by a crash); only the
 last head can be lost that way. The reverse order would lock a session whenever a
 transaction rolled back after its head was written.
+
+Durability: a line is written before the roll is answered, so a crash of the process
+loses nothing; it is fsynced by a background thread right after, one fsync for all the
+lines written meanwhile, so a roll waits for one durable commit (the database's), not
+two. A power loss can thus lose the heads of the last few milliseconds, which the check
+accepts as it accepts the crash above.
 
 Lines are ``<size> TAB <root hex> TAB <key id> TAB <session id>`` (a session id holds no
 tab). A server reads only the lines of keys it signs or signed with (its keyring's), so a
@@ -79,13 +85,23 @@ class SignedHeads:
 
     def latest(self, stream_id: str) -> Head | None:
         """Return the largest signed tree remembered for the session, or None."""
-        with self._guard, self._locked(fcntl.LOCK_SH) as file:
-            if file is not None:
-                self._catch_up(file)
+        with self._guard:
+            if self._grown():
+                with self._locked(fcntl.LOCK_SH) as file:
+                    if file is not None:
+                        self._catch_up(file)
             return self._latest.get(stream_id)
 
+    def _grown(self) -> bool:
+        """Tell whether the file may hold lines this process has not read (it only grows)."""
+        try:
+            return self.path.stat().st_size != self._read_to
+        except OSError:
+            return True  # missing or unreadable: reading it says which
+
     def remember(self, stream_id: str, head: Head, key_id: str) -> None:
-        """Append ``head`` signed by ``key_id`` (fsynced), unless a tree as large is kept."""
+        """Append ``head`` signed by ``key_id``, unless a tree as large is kept (fsynced
+        in the background, module doc)."""
         with self._guard, self._locked(fcntl.LOCK_EX, create=True) as file:
             assert file is not None
             self._catch_up(file)
@@ -97,9 +113,9 @@ class SignedHeads:
                 file.write(b"\n")  # a line cut short by a crash stays apart, unread
             file.write(f"{head.size}\t{head.root.hex()}\t{key_id}\t{stream_id}\n".encode())
             file.flush()
-            os.fsync(file.fileno())
             self._latest[stream_id] = head
             self._read_to = file.tell()
+        _SYNCER.sync_soon(self.path)
 
     def _catch_up(self, file: IO[bytes]) -> None:
         file.seek(self._read_to)
@@ -150,3 +166,49 @@ class SignedHeads:
                 yield file
             finally:
                 fcntl.flock(file, fcntl.LOCK_UN)
+
+
+class _Syncer:
+    """One background thread that fsyncs the heads files written since its last pass.
+
+    Writers only name the file; the lines written while an fsync runs are all made
+    durable by the next one, so under load one fsync covers many rolls.
+    """
+
+    def __init__(self) -> None:
+        self._pending: set[Path] = set()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def sync_soon(self, path: Path) -> None:
+        with self._wake:
+            self._pending.add(path)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="signed-heads-fsync", daemon=True
+                )
+                self._thread.start()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending:
+                    self._wake.wait()
+                paths, self._pending = self._pending, set()
+            for path in paths:
+                _fsync(path)
+
+
+def _fsync(path: Path) -> None:
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        LOG.error("cannot fsync %s: %s", path, error.strerror)
+
+
+_SYNCER = _Syncer()

@@ -41,10 +41,13 @@ class Channel(Protocol):
 class Subscription:
     """One stream's wake-up call: set when its session may have news, or when streams end."""
 
-    def __init__(self, session_id: str, wakeups: Wakeups) -> None:
+    def __init__(self, session_id: str, wakeups: Wakeups, turn: asyncio.Lock) -> None:
         self.session_id = session_id
         self._wakeups = wakeups
         self._event = asyncio.Event()
+        # Shared by the session's streams in this loop: one reads at a time, so that one
+        # asks the store (in a thread) while the others wait here, then find its read held.
+        self.turn = turn
 
     @property
     def ending(self) -> bool:
@@ -76,6 +79,7 @@ class Wakeups:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: dict[str, set[Subscription]] = {}
+        self._turns: dict[str, asyncio.Lock] = {}  # each watched session's turn to read
         # The highest version announced per watched session: an announcement already
         # covered (this worker's own append heard again from the channel) wakes nobody.
         self._announced: dict[str, int] = {}
@@ -95,8 +99,9 @@ class Wakeups:
     @contextmanager
     def subscribe(self, session_id: str) -> Iterator[Subscription]:
         """Watch a session for the duration of the block (call it in the event loop)."""
-        subscription = Subscription(session_id, self)
         with self._lock:
+            turn = self._turns.setdefault(session_id, asyncio.Lock())
+            subscription = Subscription(session_id, self, turn)
             self._waiting.setdefault(session_id, set()).add(subscription)
         try:
             yield subscription
@@ -107,6 +112,7 @@ class Wakeups:
                 if not watching:
                     self._waiting.pop(session_id, None)
                     self._announced.pop(session_id, None)
+                    self._turns.pop(session_id, None)
 
     def announce(self, session_id: str, version: int) -> None:
         """Wake the streams of ``session_id`` (from any thread)."""

@@ -8,11 +8,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.domain.projections.report import Visible
-from diceledger.domain.projections.statistics import ALL, PUBLIC, fold_statistics
-from diceledger.infra.projections.decoding import logged_all
+from diceledger.domain.projections.statistics import ALL, PUBLIC
+from diceledger.infra.projections.lean_statistics import fold_log
 from diceledger.infra.projections.schema import stat_counters, stat_members
 from diceledger.infra.store.database import translate_errors
-from diceledger.infra.store.port import EventStore
+from diceledger.infra.store.port import EventStore, event_data
 
 FETCH_SIZE = 10_000
 
@@ -67,7 +67,7 @@ def folded_counters(
 ) -> tuple[bool, list[Visible]]:
     """Return whether the session is known and the counters the viewer may see, folded
     in memory from the whole log (for a database that cannot be written)."""
-    tally = fold_statistics(logged_all(store.read_all()))
+    tally = fold_log(store.read_all_data(), store)
     known = session_id is None or any(s == session_id for s, _ in tally.members)
     rows = [
         (s, p, metric, amount)
@@ -85,7 +85,8 @@ def character_counters(store: EventStore, viewer: str, within: Collection[str]) 
     memory from their logs (a campaign's few sessions; nothing is kept)."""
     rows: list[Visible] = []
     for session_id in within:
-        tally = fold_statistics(logged_all(store.read_stream(session_id)), by_character=True)
+        items = map(event_data, store.read_stream(session_id))
+        tally = fold_log(items, store, by_character=True)
         wanted = ALL if tally.members.get((session_id, viewer)) == "gm" else PUBLIC
         rows += [
             (s, name, metric, amount)

@@ -11,11 +11,9 @@ from collections.abc import Callable, Iterator
 
 from sqlalchemy.engine import Connection
 
-from diceledger.domain.projections.logged import Logged
-from diceledger.domain.projections.statistics import Key, StatisticsFold, Tally
-from diceledger.infra.codec.events import decode
+from diceledger.domain.projections.statistics import Key
 from diceledger.infra.projections.checkpoints import CheckpointedProjection, insert_for
-from diceledger.infra.projections.decoding import logged
+from diceledger.infra.projections.lean_statistics import Changes, LeanStatisticsFold, stream_history
 from diceledger.infra.projections.schema import stat_counters, stat_members
 from diceledger.infra.store.port import EventData
 
@@ -26,7 +24,7 @@ _SQLITE_ADD_COUNTERS = (
 )
 
 
-class StatisticsProjection(CheckpointedProjection[Tally, EventData]):
+class StatisticsProjection(CheckpointedProjection[Changes, EventData]):
     """Keep the statistics counters in step with the event store."""
 
     name = "statistics"
@@ -37,28 +35,16 @@ class StatisticsProjection(CheckpointedProjection[Tally, EventData]):
         # The fold reads each event's session, version and data: not its envelope.
         return self._store.read_all_data(after_position)
 
-    def _adder(self) -> Callable[[EventData, Tally], None]:
+    def _adder(self) -> Callable[[EventData, Changes], None]:
         # One fold per catch-up: it keeps the state of the sessions it is working on.
-        fold = StatisticsFold(load_history=self._history)
+        return LeanStatisticsFold(load_history=stream_history(self._store)).apply
 
-        def add(item: EventData, tally: Tally) -> None:
-            event = decode(item.event_type, item.schema_version, item.data)
-            fold.apply_event(item.stream_id, item.stream_version, event, tally)
+    def _new_batch(self) -> Changes:
+        return Changes()
 
-        return add
-
-    def _new_batch(self) -> Tally:
-        return Tally()
-
-    def _write(self, connection: Connection, tally: Tally) -> None:
+    def _write(self, connection: Connection, tally: Changes) -> None:
         self._add_counters(connection, tally.nonzero())
         self._set_roles(connection, tally.members)
-
-    def _history(self, stream_id: str, up_to_version: int) -> Iterator[Logged]:
-        for record in self._store.read_stream(stream_id):
-            if record.stream_version > up_to_version:
-                return
-            yield logged(record)
 
     @staticmethod
     def _add_counters(connection: Connection, changes: dict[Key, int]) -> None:

@@ -110,6 +110,21 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
 
 
 @contextmanager
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """Open a connection for reads that are one statement each.
+
+    On PostgreSQL it runs in autocommit: a read is then its one round trip, where a
+    transaction would add a BEGIN before it and a ROLLBACK after (a roll makes several such
+    reads). A statement still sees one snapshot. SQLite keeps its plain connection: there a
+    BEGIN costs no round trip.
+    """
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        yield connection
+
+
+@contextmanager
 def write_connection(engine: Engine) -> Iterator[Connection]:
     """Open a connection whose transactions take the write lock at BEGIN on SQLite."""
     with engine.connect() as connection:
@@ -231,7 +246,7 @@ def schema_status(current: str | None) -> str:
 # The newest migration's revision. Checking a database against it needs no Alembic import,
 # which would cost every command a large share of its start-up;
 # tests/infra/test_schema_head.py keeps it equal to Alembic's head.
-SCHEMA_HEAD = "0015_campaigns"
+SCHEMA_HEAD = "0016_session_locks"
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from diceledger.domain.errors import CorruptLogError
 from diceledger.domain.hashchain import ChainVerifier, format_timestamp
@@ -153,14 +153,19 @@ def read_export(path: str | Path) -> Iterator[RecordedEvent]:
 def read_lines(path: str | Path) -> Iterator[ExportedEvent]:
     """Yield the lines of an export file, sealed ones included; raise CorruptLogError "line N"."""
     with Path(path).open("rb") as file:
-        number = 0
-        while raw := file.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise CorruptLogError(
-                    f"line {number}: longer than {MAX_LINE_BYTES:,} bytes; no event is that large"
-                )
-            yield parse_exported(_text(raw, number), number)
+        yield from read_stream(file)
+
+
+def read_stream(file: BinaryIO) -> Iterator[ExportedEvent]:
+    """Yield the lines of an export read from ``file`` (a file, or bytes a browser was given)."""
+    number = 0
+    while raw := file.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise CorruptLogError(
+                f"line {number}: longer than {MAX_LINE_BYTES:,} bytes; no event is that large"
+            )
+        yield parse_exported(_text(raw, number), number)
 
 
 def count_lines(path: str | Path) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+import msgspec
 
 from diceledger.domain.records import NewEvent, RecordedEvent
 
@@ -19,10 +21,11 @@ def utc_now() -> datetime:
 
 
 class EventData(NamedTuple):
-    """An event as a fold of the whole log reads it: its place and its data, no envelope.
+    """An event as a fold of the whole log reads it: its place and its data as JSON text.
 
     What ``read_all`` yields less the meta, the time and the chain link, which a fold of
-    events does not read (a rebuild reads a whole log of them).
+    events does not read (a rebuild reads a whole log of them). The data stays text so
+    that the fold decodes only the fields it reads (infra/codec/stat_records.py).
     """
 
     position: int
@@ -30,7 +33,19 @@ class EventData(NamedTuple):
     stream_version: int
     event_type: str
     schema_version: int
-    data: dict[str, Any]
+    data: str | bytes
+
+
+def event_data(record: RecordedEvent) -> EventData:
+    """Return a recorded event as EventData, its data encoded as JSON text."""
+    return EventData(
+        record.position,
+        record.stream_id,
+        record.stream_version,
+        record.event_type,
+        record.schema_version,
+        msgspec.json.encode(record.data),
+    )
 
 
 class EventStore(ABC):
@@ -66,15 +81,7 @@ class EventStore(ABC):
 
     def read_all_data(self, after_position: int = 0) -> Iterator[EventData]:
         """Yield what ``read_all`` yields, in the same order, as EventData."""
-        for record in self.read_all(after_position):
-            yield EventData(
-                record.position,
-                record.stream_id,
-                record.stream_version,
-                record.event_type,
-                record.schema_version,
-                record.data,
-            )
+        return map(event_data, self.read_all(after_position))
 
     @abstractmethod
     def head_position(self) -> int:

@@ -1,4 +1,5 @@
-"""The events table, on the one metadata every table joins (store/all_tables.py lists them)."""
+"""The events table and the session lock rows, on the one metadata every table joins
+(store/all_tables.py lists them)."""
 
 from __future__ import annotations
 
@@ -42,4 +43,15 @@ events = sa.Table(
         "ix_events_transaction_position", "transaction_id", "position", sqlite_where=sa.false()
     ),
     sqlite_autoincrement=True,
+)
+
+# One row per session and lock (``infra.store.session_lock``): on PostgreSQL a writer locks
+# its row (SELECT ... FOR UPDATE), which needs UPDATE on this table, a grant only the app
+# role holds, where an advisory lock is open to any role that may connect. The rows carry
+# nothing else; SQLite, with one machine's writers, locks a file instead.
+session_locks = sa.Table(
+    "session_locks",
+    metadata,
+    sa.Column("stream_id", sa.String(STREAM_ID_LENGTH), primary_key=True),
+    sa.Column("purpose", sa.String(16), primary_key=True),
 )

@@ -2,25 +2,30 @@
 
 An append and the ledger extend that follows it must not interleave with another
 writer's on the same session, or each would see the other's events as rows it was not
-told about. PostgreSQL: a session-level advisory lock held on a connection of its own
-(any number of machines). SQLite: an exclusive ``flock`` on a file beside the database
-(a SQLite file has one machine's writers). Threads of one process also queue on a
-per-session lock, since ``flock`` is per open file.
+told about. PostgreSQL: a row of ``session_locks`` locked FOR UPDATE (any number of
+machines). SQLite: an exclusive ``flock`` on a file beside the database (a SQLite file
+has one machine's writers). Threads of one process also queue on a per-session lock,
+since ``flock`` is per open file.
 
-The advisory lock is waited for at most ``LOCK_WAIT_MS``: an append-and-sign holds it
-for milliseconds, and any role that may connect to the database can take an advisory
-lock, so a holder past the wait is stuck or hostile. The writer then gives up with
+Why a row and not an advisory lock: PostgreSQL checks no privilege for an advisory lock,
+so any role that may connect could hold a session's and stall its rolls. Locking a row
+needs UPDATE on its table, which only the app role is granted (docs/storage.md). A role
+that may read the table gets ``permission denied`` for FOR UPDATE, and the weakest table
+lock a reader may take (ACCESS SHARE) does not stand in a row lock's way.
+
+The lock is waited for at most ``LOCK_WAIT_MS``: an append-and-sign holds it for
+milliseconds, so a holder past the wait is stuck. The writer then gives up with
 ``SessionBusyError`` before writing anything, rather than hang.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -29,8 +34,9 @@ from sqlalchemy.engine import Connection, Engine
 from diceledger.domain.errors import SessionBusyError
 from diceledger.infra.store.database import translate_errors
 
-SESSION_LOCK = b"diceledger/ledger/session/"
-EXTEND_LOCK = b"diceledger/ledger/extend/"
+# Each session has two lock rows: ``session`` orders its append-and-sign steps (and an
+# import's); ``extend`` orders the ledger's extends, which run inside an import's hold.
+Purpose = Literal["session", "extend"]
 LOCK_FILE_SUFFIX = ".ledger-lock"
 LOCK_WAIT_MS = 500
 RETRY_AFTER_SECONDS = 1
@@ -40,18 +46,13 @@ _LOCAL_LOCKS: dict[str, threading.Lock] = {}
 _LOCAL_LOCKS_GUARD = threading.Lock()
 
 
-def lock_key(prefix: bytes, stream_id: str) -> int:
-    """Return a PostgreSQL advisory lock key (a signed 64-bit integer) for a session."""
-    digest = hashlib.sha256(prefix + stream_id.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
 @contextmanager
 def hold_session(engine: Engine, stream_id: str) -> Iterator[None]:
-    """Hold the session's lock until the block ends."""
+    """Hold the session's lock until the block ends (its writes run in transactions of
+    their own: on PostgreSQL the lock is a transaction of its own, open until the end)."""
     with _local_lock(stream_id):
         if engine.dialect.name == "postgresql":
-            with _advisory_lock(engine, stream_id):
+            with _row_lock(engine, stream_id):
                 yield
             return
         with _file_lock(engine):
@@ -64,56 +65,52 @@ def _local_lock(stream_id: str) -> threading.Lock:
 
 
 @contextmanager
-def _advisory_lock(engine: Engine, stream_id: str) -> Iterator[None]:
-    key = lock_key(SESSION_LOCK, stream_id)
-    with translate_errors(engine.url), engine.connect() as connection:
-        _take(connection, key, stream_id)
-        try:
-            yield
-        finally:
-            connection.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": key})
-            connection.commit()
+def _row_lock(engine: Engine, stream_id: str) -> Iterator[None]:
+    with translate_errors(engine.url), engine.connect() as connection, connection.begin():
+        hold_for_transaction(connection, stream_id, "session")
+        yield  # the transaction wrote nothing: its end, commit or rollback, frees the row
 
 
-# One round trip: the subquery sets the transaction's lock_timeout (SET LOCAL, so the bound
-# ends with this transaction, not with the pooled connection) before the lock is asked
-# for; a volatile function keeps PostgreSQL from flattening it away. The session-level
-# lock outlives the commit.
+# One round trip: the first subquery sets the transaction's lock_timeout (SET LOCAL), the
+# lateral one then locks the row under that bound (its reference to ``bound`` makes it run
+# second), and the select list puts the previous bound back, so it bounds this wait alone.
+# Volatile functions keep PostgreSQL from flattening the subqueries away. ``held`` is NULL
+# when the session has no lock row yet.
 TAKE = sa.text(
-    "SELECT pg_advisory_lock(:key) FROM (SELECT set_config('lock_timeout', :wait, true)) AS bound"
+    "SELECT bound.previous, set_config('lock_timeout', bound.previous, true) AS restored,"
+    " taken.held"
+    " FROM (SELECT current_setting('lock_timeout') AS previous,"
+    " set_config('lock_timeout', :wait, true) AS waiting) AS bound"
+    " LEFT JOIN LATERAL (SELECT true AS held FROM session_locks"
+    " WHERE stream_id = :stream_id AND purpose = :purpose AND bound.waiting IS NOT NULL"
+    " FOR UPDATE) AS taken ON true"
 )
-
-
-def _take(connection: Connection, key: int, stream_id: str) -> None:
-    try:
-        connection.execute(TAKE, {"key": key, "wait": f"{LOCK_WAIT_MS}ms"})
-    except exc.OperationalError as error:
-        if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
-            raise
-        connection.rollback()
-        raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
-    connection.commit()
-
-
-# The same bounded wait for a lock held until the caller's transaction ends: the bound is
-# put back once the lock is held, so it bounds this wait alone, not the transaction's others.
-TAKE_FOR_TRANSACTION = sa.text(
-    "SELECT pg_advisory_xact_lock(:key), previous FROM (SELECT current_setting('lock_timeout')"
-    " AS previous, set_config('lock_timeout', :wait, true)) AS bound"
+# A session's first lock makes its row in the same transaction, under the same bound: until
+# it commits, another writer's insert of that row waits on it as on the lock itself.
+CREATE = sa.text(
+    "INSERT INTO session_locks (stream_id, purpose)"
+    " SELECT :stream_id, :purpose FROM (SELECT set_config('lock_timeout', :wait, true)) AS bound"
+    " ON CONFLICT DO NOTHING"
 )
 RESTORE_WAIT = sa.text("SELECT set_config('lock_timeout', :previous, true)")
 
 
-def hold_for_transaction(connection: Connection, key: int, stream_id: str) -> None:
-    """Take advisory lock ``key`` until ``connection``'s transaction ends, waiting at most
-    ``LOCK_WAIT_MS``; raise SessionBusyError past that (the transaction is then void)."""
+def hold_for_transaction(connection: Connection, stream_id: str, purpose: Purpose) -> None:
+    """Lock the session's ``purpose`` row until ``connection``'s transaction ends, waiting
+    at most ``LOCK_WAIT_MS``; raise SessionBusyError past that (the transaction is then
+    void). The row is made first if the session has none."""
+    parameters = {"stream_id": stream_id, "purpose": purpose, "wait": f"{LOCK_WAIT_MS}ms"}
     try:
-        row = connection.execute(TAKE_FOR_TRANSACTION, {"key": key, "wait": f"{LOCK_WAIT_MS}ms"})
+        taken = connection.execute(TAKE, parameters).one()
+        if taken.held:
+            return
+        connection.execute(CREATE, parameters)
+        connection.execute(TAKE, parameters)
+        connection.execute(RESTORE_WAIT, {"previous": taken.previous})
     except exc.OperationalError as error:
         if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
         raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
-    connection.execute(RESTORE_WAIT, {"previous": row.one().previous})
 
 
 @contextmanager

@@ -91,7 +91,7 @@ def test_the_documented_grants_let_the_server_play_a_whole_session(app_role_api:
 
 @pytest.mark.postgres
 def test_the_documented_grants_let_no_other_role_connect_and_take_a_session_lock() -> None:
-    """Advisory locks need no privilege: only who may connect can take a session's lock."""
+    """Only the owner and the app role may connect: other roles cannot even try a lock."""
     suffix = uuid.uuid4().hex[:8]
     database, app, stranger = f"grants_{suffix}", f"app_{suffix}", f"stranger_{suffix}"
     on_database = [

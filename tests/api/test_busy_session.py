@@ -1,7 +1,10 @@
-"""A session whose lock someone else holds answers 503 with Retry-After, never a hang.
+"""A session's lock: another role cannot take it, and a held one answers 503, never a hang.
 
-The per-session ledger lock is a PostgreSQL advisory lock, which any role that may
-connect can take: here a role with no grant at all holds it, as a stranger could.
+On PostgreSQL the per-session ledger lock is a row of ``session_locks`` locked FOR UPDATE,
+which needs UPDATE on that table: a role that may connect and read cannot take it (as it
+could take an advisory lock). The app's own role, in a connection of its own (a second
+deployment, a hand-run psql), can hold it: then a roll waits a bounded time and answers
+503 session-busy with Retry-After.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from diceledger.infra.store.session_lock import SESSION_LOCK, lock_key
 from tests.api.conftest import Api, build_api, open_table
 from tests.infra.support import database_url
 
@@ -23,6 +25,12 @@ CHECK = {"kind": "check", "expression": "1d20+5", "target": 15}
 # Not a timing assertion: a bound so that a roll which hangs fails the test, not the run.
 HANG_BOUND_SECONDS = 60
 KEY = "ann-check-1"  # the retry Retry-After asks for is the same request, same key
+Holder = psycopg.Connection[tuple[object, ...]]
+# What the app's role does to take a session's lock (infra/store/session_lock.py).
+TAKE_LOCK = (
+    "INSERT INTO session_locks (stream_id, purpose) VALUES (%s, 'session') ON CONFLICT DO NOTHING",
+    "SELECT 1 FROM session_locks WHERE stream_id = %s AND purpose = 'session' FOR UPDATE",
+)
 
 
 @pytest.fixture
@@ -38,19 +46,39 @@ def postgres_api(request: pytest.FixtureRequest) -> Iterator[Api]:
         built.db.dispose()
 
 
+def conninfo(api: Api, user: str | None = None) -> str:
+    """Return a libpq connection string to the API's database and schema, as ``user``."""
+    parsed = make_url(api.url)
+    options = parsed.query["options"]
+    return (
+        f"host={parsed.host} port={parsed.port} dbname={parsed.database} "
+        f"user={user or parsed.username} options={options}"
+    )
+
+
 @pytest.fixture
-def stranger(postgres_api: Api) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
-    """Yield a connection of a role that holds no grant, only PUBLIC's CONNECT."""
+def app_role(postgres_api: Api) -> Iterator[Holder]:
+    """Yield a connection of the app's own role, outside the server."""
+    with psycopg.connect(conninfo(postgres_api)) as connection:
+        yield connection
+
+
+@pytest.fixture
+def reader(postgres_api: Api) -> Iterator[Holder]:
+    """Yield a connection of a role that may connect and read the lock rows, no more."""
     parsed = make_url(postgres_api.url)
-    server = f"host={parsed.host} port={parsed.port} dbname={parsed.database}"
-    role = f"stranger_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(f"{server} user={parsed.username}", autocommit=True) as admin:
+    schema = str(parsed.query["options"]).split("=")[-1]
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(conninfo(postgres_api), autocommit=True) as admin:
         admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        admin.execute(f"GRANT SELECT ON session_locks, events TO {role}")
     try:
-        with psycopg.connect(f"{server} user={role}", autocommit=True) as connection:
+        with psycopg.connect(conninfo(postgres_api, role)) as connection:
             yield connection
     finally:
-        with psycopg.connect(f"{server} user={parsed.username}", autocommit=True) as admin:
+        with psycopg.connect(conninfo(postgres_api), autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
 
 
@@ -59,19 +87,17 @@ def roll(api: Api, sid: str, token: str) -> httpx2.Response:
     return answer
 
 
-def roll_while_held(
-    api: Api, holder: psycopg.Connection[tuple[object, ...]], sid: str, token: str
-) -> httpx2.Response:
+def roll_while_held(api: Api, holder: Holder, sid: str, token: str) -> httpx2.Response:
     """Roll while ``holder`` holds the session's lock; release it whatever happens."""
-    lock = lock_key(SESSION_LOCK, sid)
-    holder.execute("SELECT pg_advisory_lock(%s)", (lock,))
+    for statement in TAKE_LOCK:
+        holder.execute(statement, (sid,))
     pool = ThreadPoolExecutor(1)
     try:
         pending = pool.submit(roll, api, sid, token)
         try:
             answer = pending.result(timeout=HANG_BOUND_SECONDS)
         finally:
-            holder.execute("SELECT pg_advisory_unlock(%s)", (lock,))
+            holder.rollback()
         return answer
     finally:
         pool.shutdown()
@@ -79,12 +105,12 @@ def roll_while_held(
 
 @pytest.mark.postgres
 def test_a_held_session_lock_answers_503_with_retry_after_and_frees_after_release(
-    postgres_api: Api, stranger: psycopg.Connection[tuple[object, ...]]
+    postgres_api: Api, app_role: Holder
 ) -> None:
     api = postgres_api
     table = open_table(api)
     before = api.services.app.session("mira", table.sid).version
-    busy = roll_while_held(api, stranger, table.sid, table.ann)
+    busy = roll_while_held(api, app_role, table.sid, table.ann)
     assert busy.status_code == 503
     assert busy.headers["content-type"] == "application/problem+json"
     assert busy.json()["type"] == "/problems/session-busy"
@@ -94,3 +120,34 @@ def test_a_held_session_lock_answers_503_with_retry_after_and_frees_after_releas
     after = roll(api, table.sid, table.ann)
     assert after.status_code == 201 and "idempotency-replayed" not in after.headers
     assert api.services.app.session("mira", table.sid).version > before
+
+
+@pytest.mark.postgres
+def test_a_role_that_may_only_read_cannot_lock_a_session_and_its_rolls_go_on(
+    postgres_api: Api, reader: Holder
+) -> None:
+    api = postgres_api
+    table = open_table(api)
+    first = api.roll(table.sid, table.ann, CHECK)  # the session's lock row exists now
+    assert first.status_code == 201
+    locking = "SELECT 1 FROM session_locks WHERE stream_id = %s FOR UPDATE"
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+        reader.execute(locking, (table.sid,))
+    reader.rollback()
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+        reader.execute("LOCK TABLE session_locks IN SHARE MODE")
+    reader.rollback()
+    # All the reader can hold, held in an open transaction while the table rolls on.
+    reader.execute("LOCK TABLE session_locks IN ACCESS SHARE MODE")
+    reader.execute("SELECT * FROM session_locks, events")
+    try:
+        before = api.services.app.session("mira", table.sid).version
+        pool = ThreadPoolExecutor(1)
+        try:
+            answer = pool.submit(roll, api, table.sid, table.bob).result(HANG_BOUND_SECONDS)
+        finally:
+            pool.shutdown()
+        assert answer.status_code == 201
+        assert api.services.app.session("mira", table.sid).version > before
+    finally:
+        reader.rollback()

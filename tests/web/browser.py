@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diceledger.web.static_files import STATIC_DIR
+from diceledger.web.verifier_bundle import bundle
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -128,6 +129,20 @@ def serve_folder(folder: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def link_static(target: Path) -> Path:
+    """Lay out ``target/static`` as the server serves /static/, for the verify page.
+
+    The static folder's entries are linked, not copied (Pyodide is 13 MB); the zip of
+    Python modules the server builds at /static/diceledger-verify.zip is written beside.
+    """
+    static = target / "static"
+    static.mkdir()
+    for entry in STATIC_DIR.iterdir():
+        (static / entry.name).symlink_to(entry)
+    (static / "diceledger-verify.zip").write_bytes(bundle())
+    return static
 
 
 def copy_static(target: Path) -> Path:

@@ -16,6 +16,7 @@ import pytest
 from diceledger.web.static_files import STATIC_DIR
 from tests.web.browser import (
     browser_required,
+    link_static,
     missing_browser,
     serve_folder,
     start_chromium,
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
 
 OpenBrowser = Callable[..., "WebDriver"]
+# The verify page's Python runtime, installed by .ci/install-pyodide (git-ignored).
+PYODIDE_INSTALLED = STATIC_DIR / "pyodide" / "installed"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -87,4 +90,25 @@ def shared_driver(
 def static_site() -> Iterator[str]:
     """Serve the package's static files on 127.0.0.1; yield the base URL (ending in /)."""
     with serve_folder(STATIC_DIR) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pyodide_available(browser_available: None) -> None:
+    """Skip (or, in CI, fail) the test when Pyodide is not installed for the verify page."""
+    if PYODIDE_INSTALLED.exists():
+        return
+    reason = "Pyodide is not installed for the verify page (run .ci/install-pyodide)"
+    if browser_required():
+        pytest.fail(f"CI needs the in-browser verify tests to run: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def verifier_site(
+    pyodide_available: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """Serve the static files and the verifier's modules as the server does; yield the URL."""
+    static = link_static(tmp_path_factory.mktemp("verifier-site"))
+    with serve_folder(static) as url:
         yield url

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
 
 WAIT = 30  # seconds; live updates arrive within a poll or two
+# The verify page's first verify loads Pyodide (13 MB) and starts Python in a worker.
+VERIFY_WAIT = 180
 
 
 @dataclass
@@ -48,10 +50,12 @@ class Person:
         )
         self.find(selector).click()
 
-    def until(self, condition: Callable[[], object], message: str = "") -> object:
+    def until(
+        self, condition: Callable[[], object], message: str = "", wait: float = WAIT
+    ) -> object:
         """Wait for ``condition``; on a timeout, say what the page showed instead."""
         try:
-            return WebDriverWait(self.driver, WAIT).until(lambda _: condition(), message)
+            return WebDriverWait(self.driver, wait).until(lambda _: condition(), message)
         except TimeoutException:
             shown = self.driver.find_element(By.TAG_NAME, "body").text
             waited = f"{self.name}: waited for {message}; the page shows:\n{shown}"

@@ -3,7 +3,8 @@
 Another writer holding the session's lock makes the server answer 503 session-busy with
 Retry-After. The table's page sends the same roll again, with the same Idempotency-Key,
 after that wait: the player sees their roll, once, and no error. Here a PostgreSQL
-connection of the test holds the lock until the server has refused the page at least once.
+connection of the test holds the session's lock row until the server has refused the page
+at least once.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from fastapi import FastAPI, Request, Response
 from sqlalchemy.engine import make_url
 
 from diceledger.infra.store.database import upgrade
-from diceledger.infra.store.session_lock import SESSION_LOCK, lock_key
 from diceledger.web.context import WebServices
+from tests.api.test_busy_session import TAKE_LOCK
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person
 from tests.web.test_gm_panel_live import open_session
@@ -62,9 +63,10 @@ def server(postgres: str, busy: BusyAnswers) -> Iterator[LiveServer]:
 
 
 def dsn(url: str) -> str:
-    """Return a libpq connection string for a SQLAlchemy PostgreSQL URL."""
+    """Return a libpq connection string for a SQLAlchemy PostgreSQL URL (its schema too)."""
     parsed = make_url(url)
-    return f"host={parsed.host} port={parsed.port} dbname={parsed.database} user={parsed.username}"
+    server = f"host={parsed.host} port={parsed.port} dbname={parsed.database}"
+    return f"{server} user={parsed.username} options={parsed.query['options']}"
 
 
 def test_a_roll_while_the_session_is_busy_lands_once_without_an_error(
@@ -75,14 +77,14 @@ def test_a_roll_while_the_session_is_busy_lands_once_without_an_error(
     gm.wait_log_loaded()
     gm.fill_roll("check", "1d20+2", target="12")
 
-    lock = lock_key(SESSION_LOCK, gm.session_id)
-    with psycopg.connect(dsn(postgres), autocommit=True) as holder:
-        holder.execute("SELECT pg_advisory_lock(%s)", (lock,))
+    with psycopg.connect(dsn(postgres)) as holder:
+        for statement in TAKE_LOCK:
+            holder.execute(statement, (gm.session_id,))
         try:
             gm.submit_roll()
             gm.until(lambda: busy.count >= 1, "the server to refuse the busy session")
         finally:
-            holder.execute("SELECT pg_advisory_unlock(%s)", (lock,))
+            holder.rollback()
 
     text = gm.wait_roll(1, "mira check", "vs 12")
     assert "1d20+2" in text

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -175,6 +177,26 @@ def test_every_answer_carries_the_content_security_policy(api: Api) -> None:
         assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
         assert answer.headers["referrer-policy"] == "no-referrer", path
     assert "default-src 'self'" in CONTENT_SECURITY_POLICY
+
+
+def test_only_the_verify_pages_worker_may_compile_webassembly(api: Api) -> None:
+    anyone = browser(api)
+    worker = anyone.get("/static/verify-worker.js")
+    assert worker.status_code == 200
+    policy = worker.headers["content-security-policy"]
+    assert policy == CONTENT_SECURITY_POLICY + "; script-src 'self' 'wasm-unsafe-eval'"
+    assert "unsafe" not in CONTENT_SECURITY_POLICY
+    page = anyone.get("/static/verify.html")
+    assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_the_server_serves_the_python_the_verify_page_runs(api: Api) -> None:
+    answer = browser(api).get("/static/diceledger-verify.zip")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "application/zip"
+    names = set(zipfile.ZipFile(io.BytesIO(answer.content)).namelist())
+    assert {"diceledger/web/in_browser.py", "diceledger/domain/session/decide.py"} <= names
+    # The store's database and the server stay out: neither runs in a browser.
+    assert not {"diceledger/infra/store/sql.py", "diceledger/web/app.py"} & names
 
 
 def test_templates_hold_no_inline_script_style_or_handler() -> None:

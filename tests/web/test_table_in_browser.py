@@ -25,8 +25,8 @@ from diceledger.infra.store.exporting import read_export, write_export
 from tests.documents import int_at
 from tests.web.browser import start_chromium
 from tests.web.live_server import LiveServer, live_server
-from tests.web.people import Person
-from tests.web.test_verify_page import change_a_face
+from tests.web.people import VERIFY_WAIT, Person
+from tests.web.tampering import change_a_face
 
 
 @dataclass
@@ -334,7 +334,9 @@ def verdict(person: Person) -> str:
     return person.wait_text("#verify-result", "erif")
 
 
-def test_after_a_reveal_the_browser_verifies_the_session(table: Table) -> None:
+def test_after_a_reveal_the_browser_verifies_the_session(
+    table: Table, pyodide_available: None
+) -> None:
     gm = table.gm
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#reveal-seed")
@@ -343,17 +345,22 @@ def test_after_a_reveal_the_browser_verifies_the_session(table: Table) -> None:
     ann.open(f"/s/{ann.session_id}/verify")
     ann.until(lambda: ann.find("#verify-served").is_displayed())
     ann.click("#verify-served")
-    ann.until(lambda: ann.all("#verify-result [data-ok]"))
+    ann.until(lambda: ann.all("#verify-result [data-ok]"), "a verdict", VERIFY_WAIT)
     text = ann.text("#verify-result")
     expected = table.server.services.app.verify_session(ann.session_id).as_dict()
     assert "Verified in this browser" in text
+    # The page held the export to the checkpoint this browser kept on the table, signed
+    # by the key it pinned: under the server's own policy, Pyodide ran in its worker.
+    assert "Held to: the log and kept checkpoints." in text
+    assert "\u2714 a kept checkpoint: " in text
+    assert ann.find("#verify-result [data-verdict]").get_attribute("data-verdict") == "proven"
     shown = int(ann.find('[data-count="dice_verified"]').text)
     assert shown == int_at(expected, "dice_verified") > 0
     assert int(ann.find('[data-count="manual_dice"]').text) == expected["manual_dice"]
 
 
 def test_a_tampered_export_fails_in_the_browser_at_its_first_bad_event(
-    table: Table, tmp_path: Path
+    table: Table, pyodide_available: None, tmp_path: Path
 ) -> None:
     app = table.server.services.app
     honest = tmp_path / "honest.jsonl"
@@ -364,7 +371,7 @@ def test_a_tampered_export_fails_in_the_browser_at_its_first_bad_event(
     ann.open(f"/s/{ann.session_id}/verify")
     ann.find("#export-file").send_keys(str(tampered))
     ann.click("#verify-form button[type=submit]")
-    ann.until(lambda: ann.all("#verify-result [data-ok]"))
+    ann.until(lambda: ann.all("#verify-result [data-ok]"), "a verdict", VERIFY_WAIT)
     text = ann.text("#verify-result")
     assert "Verification failed" in text and "First bad event: position" in text
     assert "seed gives" in text

@@ -33,9 +33,9 @@ def sealed_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def page(shared_driver: WebDriver, static_site: str) -> tuple[WebDriver, str]:
-    shared_driver.get(static_site + "verify.html")
-    return shared_driver, static_site
+def page(shared_driver: WebDriver, verifier_site: str) -> tuple[WebDriver, str]:
+    shared_driver.get(verifier_site + "verify.html")
+    return shared_driver, verifier_site
 
 
 def test_the_browser_gives_the_command_lines_verdict_on_a_sealed_export(
@@ -49,10 +49,10 @@ def test_the_browser_gives_the_command_lines_verdict_on_a_sealed_export(
 
 
 def test_the_page_says_sealed_not_checked_for_the_hidden_roll(
-    driver: WebDriver, static_site: str, sealed_export: Path
+    driver: WebDriver, verifier_site: str, sealed_export: Path
 ) -> None:
     roll_id = command_line_report(sealed_export)["sealed_rolls"][0]
-    driver.get(static_site + "verify.html")
+    driver.get(verifier_site + "verify.html")
     driver.find_element(By.ID, "export-file").send_keys(str(sealed_export))
     driver.find_element(By.CSS_SELECTOR, "#verify-form button[type=submit]").click()
     text = verdict(driver)

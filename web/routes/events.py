@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -12,7 +13,6 @@ from starlette.concurrency import run_in_threadpool
 from diceledger.domain.checkpoint import Checkpoint
 from diceledger.domain.errors import DiceledgerError, InvalidInputError
 from diceledger.domain.signed_note import SignedNote
-from diceledger.infra.app.feed import SessionFeed
 from diceledger.web.auth import Member, bearer_token
 from diceledger.web.context import Services, WebServices
 from diceledger.web.limits import per_member
@@ -56,7 +56,7 @@ async def events(
         web.settings.heartbeat_seconds,
         _still_allowed(web, bearer_token(request, session_id), session_id),
         lambda: web.limits.close_stream(slot),
-        _latest(feed),
+        _head_of,
     )
     return EventStream(plan, web.live.wakeups)
 
@@ -70,14 +70,10 @@ def _last_event_id(request: Request) -> int | None:
     return int(header)
 
 
-def _latest(feed: SessionFeed) -> Callable[[float], SignedHead | None]:
-    def read(woken_at: float) -> SignedHead | None:
-        note = feed.latest_note(woken_at)
-        if note is None:
-            return None
-        return SignedHead(Checkpoint.parse(SignedNote.parse(note).text).size, note)
-
-    return read
+@lru_cache(maxsize=256)
+def _head_of(note: str) -> SignedHead:
+    # Read once per note: a worker's streams of a session all send the same checkpoints.
+    return SignedHead(Checkpoint.parse(SignedNote.parse(note).text).size, note)
 
 
 def _still_allowed(web: WebServices, token: str | None, session_id: str) -> Callable[[], bool]:

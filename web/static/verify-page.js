@@ -1,25 +1,33 @@
 // The verify page: read an export from a chosen file, or fetch this session's export from
-// the page's own server (data-export-url on the form), and verify it in the browser.
+// the page's own server (data-export-url on the form), and verify it in the browser with
+// diceledger's own Python verify (verify-python.js). On a session's page, the checkpoint
+// this browser kept of the session and the server key it pinned (witness.js) go with it.
 
-import { verifyExport } from "./verify.js";
+import { verifyInBrowser } from "./verify-python.js";
 import { renderMessage, renderReport } from "./verify-view.js";
+import { pageWitness } from "./witness.js";
 
 const form = document.getElementById("verify-form");
 const fileInput = document.getElementById("export-file");
+const proofInput = document.getElementById("proof-file");
+const keptInput = document.getElementById("kept-file");
 const fetchButton = document.getElementById("verify-served");
 const result = document.getElementById("verify-result");
 const exportUrl = form.dataset.exportUrl;
 
-async function verifyText(read) {
+async function verifyText(read, held = {}) {
   if (!globalThis.crypto?.subtle) {
     const why = "WebCrypto works only on pages served over HTTPS or from localhost";
     renderMessage(`This browser cannot verify here: ${why}.`, result);
     return;
   }
   form.setAttribute("aria-busy", "true");
-  renderMessage("Verifying\u2026", result);
+  renderMessage("Verifying\u2026 (the first time, this browser loads the verifier: about 13 MB)", result);
   try {
-    renderReport(await verifyExport(await read()), result);
+    const given = { ...held, proof: await held.proof, kept: await Promise.all(held.kept ?? []) };
+    const report = await verifyInBrowser(await read(), given);
+    if (report.error !== undefined) renderMessage(`Could not verify: ${report.error}`, result);
+    else renderReport(report, result);
   } catch (error) {
     renderMessage(`Could not verify: ${error.message}`, result);
   } finally {
@@ -42,7 +50,7 @@ async function fetchExport() {
     }
     throw new Error(detail);
   }
-  return response.text();
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 form.addEventListener("submit", (event) => {
@@ -53,10 +61,25 @@ form.addEventListener("submit", (event) => {
     fileInput.focus();
     return;
   }
-  verifyText(() => file.text());
+  verifyText(async () => new Uint8Array(await file.arrayBuffer()), chosenWith());
 });
+
+// What goes with a file chosen by hand, as `verify --file EXPORT --proof PROOF --checkpoint
+// KEPT` takes them: the files chosen beside it, and the server key this browser pinned.
+function chosenWith() {
+  const proof = proofInput.files[0];
+  const kept = keptInput.files[0];
+  return {
+    proof: proof === undefined ? null : proof.text(),
+    kept: kept === undefined ? [] : [kept.text()],
+    keys: pageWitness()?.held().keys ?? [],
+  };
+}
 
 if (exportUrl) {
   fetchButton.hidden = false;
-  fetchButton.addEventListener("click", () => verifyText(fetchExport));
+  // The export the server serves now is held to what this browser saw of it before; a
+  // file chosen by hand may be older than that, and is held only to the files chosen
+  // with it.
+  fetchButton.addEventListener("click", () => verifyText(fetchExport, pageWitness()?.held()));
 }

@@ -49,6 +49,13 @@ export class Witness {
     this.queue = Promise.resolve();
   }
 
+  /** Return what this browser holds to verify an export by: its kept checkpoint and pinned key. */
+  held() {
+    const kept = stored(this.keptName);
+    const key = stored(this.keyName);
+    return { kept: kept === null ? [] : [kept], keys: key === null ? [] : [key] };
+  }
+
   /** Show what is kept, then check the session's latest checkpoint. */
   start() {
     this.show();
