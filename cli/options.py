@@ -117,7 +117,8 @@ class RollOptions:
     reroll_scope: RerollScope = RerollScope.EFFECT
     auto_reroll: bool = False
     action_id: str | None = None
-    mode: RollMode = RollMode.PUBLIC
+    mode: RollMode | None = None
+    blind: bool = False  # the older way to say mode blind; the roll form settles a clash
     on_behalf_of: str | None = None
     no_explode: bool = False
     salt: str = ""
@@ -174,13 +175,6 @@ def check_options(function: F) -> F:
     return function
 
 
-def roll_mode(mode: str | None, blind: bool) -> RollMode:
-    """Return the mode ``--mode`` names; ``--blind`` is the older way to say ``--mode blind``."""
-    if blind and mode not in (None, RollMode.BLIND.value):
-        raise click.UsageError(f"--blind is --mode blind: give one of --blind or --mode {mode}")
-    return RollMode.BLIND if blind else RollMode(mode or RollMode.PUBLIC.value)
-
-
 MODE_HELP = (
     "Who sees the roll until it is revealed: public (everyone), gm (you and the GMs), "
     "blind (the GMs only, not you), self (you only, until you reveal it or the session ends)."
@@ -190,14 +184,13 @@ BLIND_OPTION = click.option("--blind", is_flag=True, help="The same as --mode bl
 
 
 def _roll_options(given: dict[str, Any]) -> RollOptions:
-    rest = {key: value for key, value in given.items() if key not in ("mode", "blind")}
     return RollOptions(
         **{
-            **rest,
+            **given,
             "eased": tuple(given["eased"]),
             "hindered": tuple(given["hindered"]),
             "reroll_scope": RerollScope(given["reroll_scope"]),
-            "mode": roll_mode(given["mode"], given["blind"]),
+            "mode": None if given["mode"] is None else RollMode(given["mode"]),
         }
     )
 
@@ -205,7 +198,7 @@ def _roll_options(given: dict[str, Any]) -> RollOptions:
 def roll_options(function: F) -> F:
     """Add the options every roll shares, handed to the command as ``options: RollOptions``."""
     function = _gathered(
-        function, "options", _roll_options, (*(f.name for f in fields(RollOptions)), "blind")
+        function, "options", _roll_options, tuple(f.name for f in fields(RollOptions))
     )
     for decorator in reversed(
         [

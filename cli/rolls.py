@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -20,7 +20,6 @@ from diceledger.cli.options import (
     RollOptions,
     WholeNumber,
     check_options,
-    roll_mode,
     roll_options,
     whole_number,
 )
@@ -28,9 +27,11 @@ from diceledger.cli.output import emit_json, shown
 from diceledger.cli.remote_calls import RemoteRoll
 from diceledger.cli.render import roll_text, view_text
 from diceledger.cli.witness import witness
-from diceledger.domain.dice.request import RerollScope, RollKind, Target
+from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.events import Amount
+from diceledger.domain.session.modes import RollMode
+from diceledger.infra.app.roll_form import FormKind, OtherSide, RollForm
 
 EXPR = click.argument("expression", metavar="EXPR")
 # A roll or check may instead be one the roller's character saved (``--saved NAME``).
@@ -84,55 +85,49 @@ DcGiven = tuple[int, str | None] | str
 TARGET = click.option("--target", type=WHOLE, help="The number to meet or beat (R3).")
 
 
-def _target(target: int | None, dc: DcGiven | None) -> Target | str:
-    if (target is None) == (dc is None):
-        raise click.UsageError("give exactly one of --target N or --dc MOD")
-    if isinstance(dc, str):
-        return dc  # the domain reads it from the origin's sheet (R4)
-    if dc is not None:
-        return Target.dc(*dc)  # the domain derives the DC's target (R4)
-    assert target is not None
-    return Target(target)
-
-
 def _request(
     app: AppContext,
     session_id: str,
-    kind: RollKind,
+    kind: FormKind,
     expression: str,
     options: RollOptions,
     check: CheckOptions = PLAIN_ROLL,
-    target: Target | str | None = None,
+    target: int | None = None,
+    dc: DcGiven | None = None,
     against: str | None = None,
     saved: str | None = None,
 ) -> None:
     if not expression and saved is None:
         raise click.UsageError("give EXPR, or --saved NAME")
-    command = cmd.RequestRoll(
+    number, label = dc if isinstance(dc, tuple) else (None, None)
+    form = RollForm(
         kind=kind,
         expression=expression,
-        advantage=check.advantage,
-        disadvantage=check.disadvantage,
+        saved=saved,
+        target=target,
+        dc=number,
+        dc_label=label,
+        dc_from=dc if isinstance(dc, str) else None,  # the origin's sheet gives the MOD (R4)
+        against=against,
+        adv=check.advantage,
+        dis=check.disadvantage,
         median=check.median,
         eased=options.eased,
         hindered=options.hindered,
-        exploding=not options.no_explode,
-        target=target if isinstance(target, Target) else None,
-        dc_reference=target if isinstance(target, str) else None,
-        against=against,
-        action_id=options.action_id,
-        rerolls=options.rerolls,
+        reroll=options.rerolls,
         reroll_scope=options.reroll_scope,
         auto_reroll=options.auto_reroll,
+        action=options.action_id,
         mode=options.mode,
-        on_behalf_of=options.on_behalf_of,
+        blind=options.blind,
+        for_=options.on_behalf_of,
         label=options.label,
         salt=options.salt,
         faces=options.faces,
         replaces=options.replaces,
-        saved=saved,
+        no_explode=options.no_explode,
     )
-    _show(app, app.calls().request_roll(session_id, command))
+    _show(app, app.calls().request_roll(session_id, form.command(app.actor)))
 
 
 @click.command("roll")
@@ -154,7 +149,7 @@ def roll(
     session_id: str,
     expression: str,
     saved: str | None,
-    kind: str,
+    kind: Literal["effect", "damage"],  # click.Choice holds it to these
     options: RollOptions,
 ) -> None:
     """Roll dice: a damage or effect roll, every die counting and exploding (R2, R12).
@@ -169,7 +164,14 @@ def roll(
       diceledger --as ann character save-roll "$S" Thalia Greataxe "1d12+@STR" --kind damage
       diceledger --as ann roll "$S" --saved Greataxe
     """
-    _request(app, session_id, RollKind(kind), expression, options, saved=saved)
+    _request(
+        app,
+        session_id,
+        "damage" if kind == "damage" else "effect",
+        expression,
+        options,
+        saved=saved,
+    )
 
 
 @click.command("check")
@@ -198,8 +200,7 @@ def check(
     Example:
       diceledger --as ann check "$S" "1d20+5" --target 15 --adv 1:flank
     """
-    target_ = _target(target, dc)
-    _request(app, session_id, RollKind.CHECK, expression, options, check, target_, saved=saved)
+    _request(app, session_id, "check", expression, options, check, target, dc, saved=saved)
 
 
 @click.command("save")
@@ -233,9 +234,7 @@ def save(
       diceledger --as gm character set "$S" Banshee WIS=3
       diceledger --as bob save "$S" "1d20+@CON" --dc @WIS --against Banshee
     """
-    _request(
-        app, session_id, RollKind.SAVE, expression, options, check, _target(target, dc), against
-    )
+    _request(app, session_id, "save", expression, options, check, target, dc, against)
 
 
 @click.command("opposed")
@@ -328,26 +327,27 @@ def opposed(
       diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20n" --reroll 1 --vs-reroll 1
     """
     name, other = versus
-    side = CheckSide(
-        on_behalf_of or app.actor, expression, check.advantage, check.disadvantage, eased, hindered
-    )
-    opponent = CheckSide(name, other, vs_adv, vs_dis, vs_eased, vs_hindered)
-    command = cmd.RequestOpposed(
-        side,
-        opponent,
+    form = RollForm(
+        kind="opposed",
+        expression=expression,
+        adv=check.advantage,
+        dis=check.disadvantage,
         median=check.median,
-        exploding=not no_explode,
-        action_id=action_id,
-        rerolls=rerolls,
+        eased=eased,
+        hindered=hindered,
+        reroll=rerolls,
         reroll_scope=RerollScope(reroll_scope),
-        opponent_rerolls=vs_reroll,
-        mode=roll_mode(mode, blind),
-        on_behalf_of=on_behalf_of,
+        action=action_id,
+        mode=None if mode is None else RollMode(mode),
+        blind=blind,
+        for_=on_behalf_of,
         label=label,
         salt=salt,
         faces=faces,
+        no_explode=no_explode,
+        vs=OtherSide(name, other, vs_adv, vs_dis, vs_eased, vs_hindered, vs_reroll),
     )
-    _show(app, app.calls().request_roll(session_id, command))
+    _show(app, app.calls().request_roll(session_id, form.command(app.actor)))
 
 
 @click.command("reroll")
@@ -449,17 +449,7 @@ def seed_reveal(app: AppContext, session_id: str) -> None:
     revealed, current = result.revealed, result.current
     witness(app, session_id, result.checkpoint)
     if app.json:
-        emit_json(
-            {
-                "session_id": session_id,
-                "epoch": revealed.number,
-                "seed": revealed.seed,
-                "commitment": revealed.commitment,
-                "next_epoch": current.number,
-                "next_commitment": current.commitment,
-                "checkpoint": result.checkpoint,
-            }
-        )
+        emit_json(dict(result.answer()))
         return
     click.echo(f"epoch {revealed.number} seed: {revealed.seed}")  # hex from the vault
     click.echo(f"epoch {current.number} commitment: {current.commitment}")

@@ -11,7 +11,6 @@ from diceledger.cli.options import SESSION, WholeNumber
 from diceledger.cli.output import counted, emit_json, local_time, shown
 from diceledger.cli.render import roll_text, view_text
 from diceledger.cli.witness import witness
-from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import commands as cmd
 
@@ -195,19 +194,9 @@ def end(app: AppContext, session_id: str, dispute_days: int) -> None:
     """
     ended = app.app().end_session(app.actor, session_id, dispute_days * 86400)
     epoch = ended.last_epoch
-    until = format_timestamp(ended.disputes_until) if ended.disputes_until else None
     witness(app, session_id, ended.checkpoint)
     if app.json:
-        emit_json(
-            {
-                "session_id": session_id,
-                "ended": True,
-                "epoch": epoch.number,
-                "seed": epoch.seed,
-                "disputes_until": until,
-                "checkpoint": ended.checkpoint,
-            }
-        )
+        emit_json(dict(ended.answer()))
         return
     click.echo(shown(f"ended {session_id}; epoch {epoch.number} seed revealed: {epoch.seed}"))
     if ended.disputes_until:

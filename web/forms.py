@@ -8,8 +8,7 @@ from urllib.parse import parse_qsl
 from fastapi import Depends, Request
 
 from diceledger.domain.errors import InvalidInputError
-
-MAX_FIELD = 500  # titles, names, client seeds: the API's own bound
+from diceledger.infra.app.roll_form import MAX_TEXT
 
 
 async def form_fields(request: Request) -> dict[str, str]:
@@ -29,8 +28,8 @@ def text_field(fields: dict[str, str], name: str, what: str, required: bool = Tr
     value = fields.get(name, "").strip()
     if required and not value:
         raise FieldError(name, f"give {what}")
-    if len(value) > MAX_FIELD:
-        raise FieldError(name, f"{what} may have at most {MAX_FIELD} characters")
+    if len(value) > MAX_TEXT:
+        raise FieldError(name, f"{what} may have at most {MAX_TEXT} characters")
     return value
 
 

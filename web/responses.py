@@ -14,8 +14,8 @@ from pydantic import Field, JsonValue
 from pydantic.config import JsonDict
 
 from diceledger.domain.dice.request import RollKind
+from diceledger.infra.app.roll_form import MAX_TEXT
 from diceledger.web.roll_responses import CHECKPOINT, Shape
-from diceledger.web.schemas import TEXT
 
 HEX64 = "^[0-9a-f]{64}$"
 TIMESTAMP = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$"
@@ -36,8 +36,8 @@ class OpenedSession(Shape):
     """A new session; the GM's token is shown this once."""
 
     session_id: str
-    title: str = Field(max_length=TEXT)
-    gm: str = Field(max_length=TEXT)
+    title: str = Field(max_length=MAX_TEXT)
+    gm: str = Field(max_length=MAX_TEXT)
     gm_token: str = Field(description="The GM's bearer token (shown once)")
     commitment: str = Field(pattern=HEX64, description="Of the first seed")
     checkpoint: Checkpoint = Field(description=CHECKPOINT)
@@ -48,7 +48,7 @@ class Joined(Shape):
 
     session_id: str = Field(description="The session joined")
     player_token: str = Field(description="The player's bearer token (shown once)")
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     role: str = Field(json_schema_extra=ROLES)
     checkpoint: Checkpoint = Field(description=CHECKPOINT)
 
@@ -66,7 +66,7 @@ class SignInCode(Shape):
     """A one-time link that signs a member in on another browser (shown once)."""
 
     session_id: str
-    name: str = Field(max_length=TEXT, description="The member it signs in")
+    name: str = Field(max_length=MAX_TEXT, description="The member it signs in")
     sign_in_path: str
     expires_at: str = Field(pattern=TIMESTAMP)
 
@@ -90,13 +90,16 @@ class SessionEnded(Shape):
     ended: Literal[True]
     epoch: int = Field(ge=1)
     seed: str = Field(pattern=HEX64)
+    disputes_until: str | None = Field(
+        pattern=TIMESTAMP, description="When disputes and the GM's rulings on them close"
+    )
     checkpoint: Checkpoint = Field(description=CHECKPOINT)
 
 
 class MemberTokens(Shape):
     """A member, with how many live tokens they hold."""
 
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     role: str = Field(json_schema_extra=ROLES)
     live_tokens: int = Field(ge=0)
 
@@ -112,7 +115,7 @@ class Revoked(Shape):
     """A member whose tokens were all revoked."""
 
     session_id: str
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     revoked_tokens: int = Field(ge=0)
 
 
@@ -120,7 +123,7 @@ class CoGm(Shape):
     """A player made a co-GM."""
 
     session_id: str
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     role: Literal["gm"]
     checkpoint: Checkpoint = Field(description=CHECKPOINT)
 
@@ -137,7 +140,7 @@ class Devices(Shape):
     """The caller's devices, oldest first."""
 
     session_id: str
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     most_devices: int = Field(ge=1)
     devices: list[Device]
 
@@ -157,7 +160,7 @@ class Dispute(Shape):
     roll_id: int = Field(ge=1)
     by: str
     outcome: str = Field(json_schema_extra=OUTCOMES)
-    note: str | None = Field(max_length=TEXT)
+    note: str | None = Field(max_length=MAX_TEXT)
     checkpoint: Checkpoint = Field(description=CHECKPOINT)
 
 
@@ -228,7 +231,7 @@ class CharacterStatistics(ReportFigures):
     the rolls that count for that character (docs/statistics.md)."""
 
     session_id: str
-    character: str = Field(max_length=TEXT)
+    character: str = Field(max_length=MAX_TEXT)
 
 
 class Statistics(Shape):
@@ -241,7 +244,7 @@ class Statistics(Shape):
 class SheetEntry(Shape):
     """One attribute MOD or Quality value, and the version of the event that set it."""
 
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     value: int
     label: str | None
     set_at: int = Field(ge=1, description="The stream version of the event that set it")
@@ -250,7 +253,7 @@ class SheetEntry(Shape):
 class SavedRoll(Shape):
     """A named roll a character keeps: its kind, its expression as typed (``@STR`` kept)."""
 
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     kind: RollKind
     expression: str
     set_at: int = Field(ge=1)
@@ -259,7 +262,7 @@ class SavedRoll(Shape):
 class CharacterSheet(Shape):
     """A character's sheet; ``owner`` null (and ``npc`` true) for an NPC of the GMs."""
 
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     owner: str | None
     npc: bool
     retired: bool
@@ -292,7 +295,7 @@ class CampaignSession(Shape):
     """One session of a campaign, and the caller's role in it (null: not a member)."""
 
     session_id: str
-    title: str = Field(max_length=TEXT)
+    title: str = Field(max_length=MAX_TEXT)
     role: Literal["gm", "player"] | None
 
 
@@ -300,8 +303,8 @@ class Campaign(Shape):
     """A campaign: its sessions in the order they were added (docs/campaigns.md)."""
 
     campaign_id: str
-    title: str = Field(max_length=TEXT)
-    started_by: str = Field(max_length=TEXT)
+    title: str = Field(max_length=MAX_TEXT)
+    started_by: str = Field(max_length=MAX_TEXT)
     sessions: list[CampaignSession]
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from diceledger.domain.dice.request import RollKind
 from diceledger.domain.dice.rollstate import Reason
 from diceledger.domain.dice.sources import Provenance
-from diceledger.web.schemas import EXPRESSION, LABEL, TEXT
+from diceledger.infra.app.roll_form import MAX_EXPRESSION, MAX_LABEL, MAX_TEXT
 
 Status = Literal["awaiting_rerolls", "resolved"]
 Mode = Literal["public", "gm", "blind", "self"]
@@ -36,7 +36,7 @@ class SourceAnswer(Shape):
     """One labelled source of Advantage, Disadvantage, Eased or Hindered."""
 
     amount: int = Field(ge=0)
-    label: str | None = Field(max_length=LABEL)
+    label: str | None = Field(max_length=MAX_LABEL)
 
 
 class PartAnswer(Shape):
@@ -87,8 +87,8 @@ class RulingAnswer(Shape):
 class ContestantAnswer(Shape):
     """One side of an opposed check, in its last round."""
 
-    name: str = Field(max_length=TEXT)
-    expression: str = Field(max_length=EXPRESSION)
+    name: str = Field(max_length=MAX_TEXT)
+    expression: str = Field(max_length=MAX_EXPRESSION)
     total: int
     advantage: list[SourceAnswer]
     disadvantage: list[SourceAnswer]
@@ -112,8 +112,8 @@ class ShownRollAnswer(Shape):
     for_: str = Field(alias="for", description="Whom the roll is for")
     mode: Mode = Field(description=MODE)
     blind: bool = Field(description="The same as mode blind")
-    label: str | None = Field(max_length=LABEL)
-    expression: str = Field(max_length=EXPRESSION)
+    label: str | None = Field(max_length=MAX_LABEL)
+    expression: str = Field(max_length=MAX_EXPRESSION)
     action_id: str
     status: Status
     rerolls_left: int = Field(ge=0)
@@ -177,9 +177,9 @@ class RolledAnswer(ShownRollAnswer):
 class MemberAnswer(Shape):
     """A member as anyone in the session sees them."""
 
-    name: str = Field(max_length=TEXT)
+    name: str = Field(max_length=MAX_TEXT)
     role: str = Field(json_schema_extra={"enum": ["gm", "player"]})
-    client_seed: str = Field(max_length=TEXT)
+    client_seed: str = Field(max_length=MAX_TEXT)
 
 
 class EpochAnswer(Shape):
@@ -195,7 +195,7 @@ class SessionAnswer(Shape):
     """A session as its member may see it."""
 
     session_id: str
-    title: str = Field(max_length=TEXT)
+    title: str = Field(max_length=MAX_TEXT)
     gm: str
     ended: bool
     disputes_until: str | None = Field(description="After the end: the dispute window's close")

@@ -16,16 +16,25 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
-from diceledger.domain.dice.request import MAX_AMOUNT, RerollScope, RollKind, Target
-from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.events import Amount
 from diceledger.domain.session.modes import RollMode
-
-TEXT = 500  # titles, names, reasons, notes
-LABEL = 80
-SALT = 200
-EXPRESSION = 1000
+from diceledger.infra.app.roll_form import (
+    MAX_ACTION_ID,
+    MAX_AGAINST,
+    MAX_AMOUNT,
+    MAX_EXPRESSION,
+    MAX_FACES,
+    MAX_LABEL,
+    MAX_REROLLS,
+    MAX_SALT,
+    MAX_SOURCES,
+    MAX_TEXT,
+    FormKind,
+    OtherSide,
+    RollForm,
+)
 
 # Characters the domain refuses in any text (domain/session/text.py): controls, line and
 # paragraph separators, bidirectional controls; names and expressions refuse more, which
@@ -74,7 +83,7 @@ class Source(Body):
     """One labelled source of Advantage, Disadvantage, Eased or Hindered."""
 
     amount: int = Field(ge=0, le=MAX_AMOUNT)
-    label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    label: str | None = Field(default=None, max_length=MAX_LABEL, json_schema_extra=PLAIN)
 
     def domain(self) -> Amount:
         """Return the domain's labelled amount."""
@@ -89,11 +98,11 @@ def amounts(sources: list[Source]) -> tuple[Amount, ...]:
 class NewSession(Body):
     """POST /api/v1/sessions."""
 
-    title: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
+    title: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=WORDS)
     name: str = Field(
         default="GM",
         min_length=1,
-        max_length=TEXT,
+        max_length=MAX_TEXT,
         description="The GM's name",
         json_schema_extra=WORDS,
     )
@@ -103,7 +112,7 @@ class NewSession(Body):
 class NewCampaign(Body):
     """POST /api/v1/campaigns."""
 
-    title: str = Field(min_length=1, max_length=TEXT)
+    title: str = Field(min_length=1, max_length=MAX_TEXT)
     session_id: str = Field(
         min_length=1,
         max_length=200,
@@ -114,7 +123,7 @@ class NewCampaign(Body):
 class NewCampaignSession(Body):
     """POST /api/v1/campaigns/{id}/sessions."""
 
-    title: str = Field(min_length=1, max_length=TEXT)
+    title: str = Field(min_length=1, max_length=MAX_TEXT)
     forbid_manual: bool = False
 
 
@@ -128,56 +137,68 @@ class JoinRequest(Body):
     """POST /api/v1/sessions/{id}/join."""
 
     invite_code: str = Field(min_length=1, max_length=100)
-    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
-    client_seed: str = Field(default="", max_length=TEXT, json_schema_extra=PLAIN)
+    name: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=WORDS)
+    client_seed: str = Field(default="", max_length=MAX_TEXT, json_schema_extra=PLAIN)
 
 
 class OpposingSide(Body):
     """The other side of an opposed check."""
 
-    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
-    expression: str = Field(min_length=1, max_length=EXPRESSION)
-    adv: list[Source] = Field(default_factory=list, max_length=20)
-    dis: list[Source] = Field(default_factory=list, max_length=20)
-    eased: list[Source] = Field(default_factory=list, max_length=20)
-    hindered: list[Source] = Field(default_factory=list, max_length=20)
+    name: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=WORDS)
+    expression: str = Field(min_length=1, max_length=MAX_EXPRESSION)
+    adv: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    dis: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    eased: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    hindered: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
     reroll: int = Field(
-        default=0, ge=0, le=1000, description="This side's own reroll allowance (R11)"
+        default=0, ge=0, le=MAX_REROLLS, description="This side's own reroll allowance (R11)"
     )
+
+    def side(self) -> OtherSide:
+        """Return the roll form's other side."""
+        return OtherSide(
+            self.name,
+            self.expression,
+            amounts(self.adv),
+            amounts(self.dis),
+            amounts(self.eased),
+            amounts(self.hindered),
+            self.reroll,
+        )
 
 
 class RollBody(Body):
-    """POST /api/v1/sessions/{id}/rolls: the fields of the CLI's roll commands."""
+    """POST /api/v1/sessions/{id}/rolls: the roll form (infra/app/roll_form.py) as JSON."""
 
-    kind: Literal["roll", "effect", "damage", "check", "save", "opposed"]
+    kind: FormKind
     expression: str = Field(
-        default="", max_length=EXPRESSION, description="Empty only with 'saved'"
+        default="", max_length=MAX_EXPRESSION, description="Empty only with 'saved'"
     )
     saved: str | None = Field(
         default=None,
-        max_length=LABEL,
+        max_length=MAX_LABEL,
         description="A saved roll of the roller's character, whose kind and expression it takes",
     )
     target: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
     dc: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT, description="DC MOD")
-    dc_label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    dc_label: str | None = Field(default=None, max_length=MAX_LABEL, json_schema_extra=PLAIN)
     dc_from: str | None = Field(
         default=None,
-        max_length=LABEL,
+        max_length=MAX_LABEL,
         description="A save's DC from the sheet of the character 'against' names: the "
         "attribute or Quality whose MOD it takes (R4), e.g. WIS",
         json_schema_extra=PLAIN,
     )
-    against: str | None = Field(default=None, max_length=TEXT, json_schema_extra=PLAIN)
-    adv: list[Source] = Field(default_factory=list, max_length=20)
-    dis: list[Source] = Field(default_factory=list, max_length=20)
+    against: str | None = Field(default=None, max_length=MAX_AGAINST, json_schema_extra=PLAIN)
+    adv: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    dis: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
     median: bool = False
-    eased: list[Source] = Field(default_factory=list, max_length=20)
-    hindered: list[Source] = Field(default_factory=list, max_length=20)
-    reroll: int = Field(default=0, ge=0, le=1000)
+    eased: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    hindered: list[Source] = Field(default_factory=list, max_length=MAX_SOURCES)
+    reroll: int = Field(default=0, ge=0, le=MAX_REROLLS)
     reroll_scope: Literal["effect", "damage"] = "effect"
     auto_reroll: bool = False
-    action: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
+    action: str | None = Field(default=None, max_length=MAX_ACTION_ID, json_schema_extra=PLAIN)
     mode: Literal["public", "gm", "blind", "self"] | None = Field(
         default=None,
         description="Who sees the roll until it is revealed: public (everyone, the default), "
@@ -185,134 +206,76 @@ class RollBody(Body):
         "the roller reveals it or the session ends)",
     )
     blind: bool = Field(default=False, description="The same as mode blind (older clients)")
-    for_: str | None = Field(default=None, alias="for", max_length=TEXT, json_schema_extra=PLAIN)
-    label: str | None = Field(default=None, max_length=LABEL, json_schema_extra=PLAIN)
-    salt: str = Field(default="", max_length=SALT, json_schema_extra=PLAIN)
-    faces: list[int] | None = Field(default=None, max_length=1000)
+    for_: str | None = Field(
+        default=None, alias="for", max_length=MAX_TEXT, json_schema_extra=PLAIN
+    )
+    label: str | None = Field(default=None, max_length=MAX_LABEL, json_schema_extra=PLAIN)
+    salt: str = Field(default="", max_length=MAX_SALT, json_schema_extra=PLAIN)
+    faces: list[int] | None = Field(default=None, max_length=MAX_FACES)
     replaces: int | None = Field(default=None, ge=1)
     no_explode: bool = False
     vs: OpposingSide | None = None
 
-    def _mode(self) -> RollMode:
-        # ``blind: true`` is how clients asked before modes; it means mode blind.
-        if self.blind and self.mode not in (None, RollMode.BLIND.value):
-            raise InvalidInputError(f"blind: true is mode blind; give one, not mode {self.mode}")
-        return RollMode.BLIND if self.blind else RollMode(self.mode or RollMode.PUBLIC.value)
-
-    def command(self, actor: str) -> cmd.RequestRoll | cmd.RequestOpposed:
-        """Return the typed command this body asks for."""
-        if self.kind == "opposed":
-            return self._opposed(actor)
-        if self.vs is not None:
-            raise InvalidInputError("'vs' is the other side of an opposed check only")
-        kind = RollKind.EFFECT if self.kind == "roll" else RollKind(self.kind)
-        return cmd.RequestRoll(
-            kind=kind,
+    def form(self) -> RollForm:
+        """Return the roll form this body fills in."""
+        return RollForm(
+            kind=self.kind,
             expression=self.expression,
-            advantage=amounts(self.adv),
-            disadvantage=amounts(self.dis),
+            saved=self.saved,
+            target=self.target,
+            dc=self.dc,
+            dc_label=self.dc_label,
+            dc_from=self.dc_from,
+            against=self.against,
+            adv=amounts(self.adv),
+            dis=amounts(self.dis),
+            median=self.median,
             eased=amounts(self.eased),
             hindered=amounts(self.hindered),
-            median=self.median,
-            exploding=not self.no_explode,
-            target=self._target(),
-            against=self.against,
-            action_id=self.action,
-            rerolls=self.reroll,
+            reroll=self.reroll,
             reroll_scope=RerollScope(self.reroll_scope),
             auto_reroll=self.auto_reroll,
-            mode=self._mode(),
-            on_behalf_of=self.for_,
+            action=self.action,
+            mode=None if self.mode is None else RollMode(self.mode),
+            blind=self.blind,
+            for_=self.for_,
             label=self.label,
             salt=self.salt,
             faces=None if self.faces is None else tuple(self.faces),
             replaces=self.replaces,
-            dc_reference=self.dc_from,
-            saved=self.saved,
+            no_explode=self.no_explode,
+            vs=None if self.vs is None else self.vs.side(),
         )
 
-    def _target(self) -> Target | None:
-        if self.target is not None and self.dc is not None:
-            raise InvalidInputError("give a target or a dc, not both")
-        if self.dc is not None:
-            return Target.dc(self.dc, self.dc_label)  # the domain derives the target (R4)
-        if self.dc_label is not None:
-            raise InvalidInputError("dc_label goes with dc")
-        return None if self.target is None else Target(self.target)
-
-    def _opposed(self, actor: str) -> cmd.RequestOpposed:
-        if self.vs is None:
-            raise InvalidInputError("an opposed check needs 'vs': the other side")
-        unused = {
-            "target": self.target,
-            "dc": self.dc,
-            "dc_from": self.dc_from,
-            "saved": self.saved,
-            "against": self.against,
-            "replaces": self.replaces,
-        }
-        given = sorted(name for name, value in unused.items() if value is not None)
-        if given or self.auto_reroll:
-            names = ", ".join(given + (["auto_reroll"] if self.auto_reroll else []))
-            raise InvalidInputError(f"an opposed check takes no {names}")
-        side = CheckSide(
-            self.for_ or actor,
-            self.expression,
-            amounts(self.adv),
-            amounts(self.dis),
-            amounts(self.eased),
-            amounts(self.hindered),
-        )
-        other = self.vs
-        opponent = CheckSide(
-            other.name,
-            other.expression,
-            amounts(other.adv),
-            amounts(other.dis),
-            amounts(other.eased),
-            amounts(other.hindered),
-        )
-        return cmd.RequestOpposed(
-            side,
-            opponent,
-            median=self.median,
-            exploding=not self.no_explode,
-            action_id=self.action,
-            rerolls=self.reroll,
-            reroll_scope=RerollScope(self.reroll_scope),
-            opponent_rerolls=other.reroll,
-            mode=self._mode(),
-            on_behalf_of=self.for_,
-            label=self.label,
-            salt=self.salt,
-            faces=None if self.faces is None else tuple(self.faces),
-        )
+    def command(self, actor: str) -> cmd.RequestRoll | cmd.RequestOpposed:
+        """Return the typed command this body asks for."""
+        return self.form().command(actor)
 
 
 class RerollBody(Body):
     """POST .../rolls/{roll}/reroll."""
 
-    dice: list[int] = Field(min_length=1, max_length=1000)
-    faces: list[int] | None = Field(default=None, max_length=1000)
+    dice: list[int] = Field(min_length=1, max_length=MAX_FACES)
+    faces: list[int] | None = Field(default=None, max_length=MAX_FACES)
 
 
 class AcceptBody(Body):
     """POST .../rolls/{roll}/accept: optional; typed-in faces for an opposed check's next round."""
 
-    faces: list[int] | None = Field(default=None, max_length=1000)
+    faces: list[int] | None = Field(default=None, max_length=MAX_FACES)
 
 
 class DisputeBody(Body):
     """POST .../rolls/{roll}/dispute."""
 
-    reason: str = Field(min_length=1, max_length=TEXT, json_schema_extra=WORDS)
+    reason: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=WORDS)
 
 
 class RulingBody(Body):
     """POST .../rolls/{roll}/ruling."""
 
     outcome: Literal["upheld", "voided"]
-    note: str | None = Field(default=None, max_length=TEXT, json_schema_extra=PLAIN)
+    note: str | None = Field(default=None, max_length=MAX_TEXT, json_schema_extra=PLAIN)
 
 
 class MemberBody(Body):

@@ -12,13 +12,7 @@ from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.projections.report import PlayerReport
 from diceledger.domain.projections.timeline import Line
-from diceledger.domain.session.visibility import Viewer
-from diceledger.infra.app.results import (
-    Moment,
-    ReplayResult,
-    SessionView,
-    ShownRoll,
-)
+from diceledger.infra.app.results import Moment, ReplayResult
 from diceledger.web.charts import (
     LuckStep,
     PlayerTally,
@@ -26,62 +20,6 @@ from diceledger.web.charts import (
     face_histogram,
     luck_over_session,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PageMember:
-    """A member as the pages list them."""
-
-    name: str
-    role: str
-
-
-@dataclass(frozen=True, slots=True)
-class PageEpoch:
-    """A seed epoch: its commitment, and its seed once revealed."""
-
-    number: int
-    commitment: str
-    seed: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class PageSession:
-    """The session as the signed-in member's pages show it."""
-
-    session_id: str
-    title: str
-    gm: str
-    ended: bool
-    manual_dice_allowed: bool
-    viewer: Viewer
-    viewer_is_gm: bool
-    members: tuple[PageMember, ...]
-    epochs: tuple[PageEpoch, ...]
-    disputed: tuple[int, ...]  # rolls with a dispute not yet ruled on
-
-    @property
-    def api(self) -> str:
-        """Return the session's path in the JSON API."""
-        return f"/api/v1/sessions/{self.session_id}"
-
-
-def page_session(session: SessionView) -> PageSession:
-    """Return the session of a member's page."""
-    return PageSession(
-        session_id=session.session_id,
-        title=session.title,
-        gm=session.gm,
-        ended=session.ended,
-        manual_dice_allowed=session.manual_dice_allowed,
-        viewer=session.viewer,
-        viewer_is_gm=session.viewer_is_gm,
-        members=tuple(PageMember(m.name, m.role) for m in session.members),
-        epochs=tuple(PageEpoch(e.number, e.commitment, e.seed) for e in session.epochs),
-        disputed=tuple(
-            r.roll_id for r in session.rolls if isinstance(r, ShownRoll) and r.roll.open_dispute
-        ),
-    )
 
 
 def moment_of(until_position: str, at: str) -> Moment:

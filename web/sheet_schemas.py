@@ -11,19 +11,20 @@ from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import InvalidInputError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.sheets import MAX_SHEET_VALUE
-from diceledger.web.schemas import EXPRESSION, LABEL, PLAIN, TEXT, Body
+from diceledger.infra.app.roll_form import MAX_EXPRESSION, MAX_LABEL, MAX_TEXT
+from diceledger.web.schemas import PLAIN, Body
 
-CharacterName = Annotated[str, Path(description="The character's name", max_length=TEXT)]
+CharacterName = Annotated[str, Path(description="The character's name", max_length=MAX_TEXT)]
 
 
 class NewCharacter(Body):
     """POST /api/v1/sessions/{id}/characters: the caller's own, another's (GM), an NPC (GM)."""
 
-    name: str = Field(min_length=1, max_length=TEXT, json_schema_extra=PLAIN)
+    name: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=PLAIN)
     npc: bool = False
     owner: str | None = Field(
         default=None,
-        max_length=TEXT,
+        max_length=MAX_TEXT,
         description="GM only: the member it belongs to",
         json_schema_extra=PLAIN,
     )
@@ -38,19 +39,19 @@ class NewCharacter(Body):
 class SheetValueBody(Body):
     """POST .../characters/{name}/attributes or .../qualities: one value of the sheet."""
 
-    name: str = Field(min_length=1, max_length=LABEL, json_schema_extra=PLAIN)
+    name: str = Field(min_length=1, max_length=MAX_LABEL, json_schema_extra=PLAIN)
     value: int = Field(ge=-MAX_SHEET_VALUE, le=MAX_SHEET_VALUE)
     label: str | None = Field(
-        default=None, max_length=LABEL, description="attributes only", json_schema_extra=PLAIN
+        default=None, max_length=MAX_LABEL, description="attributes only", json_schema_extra=PLAIN
     )
 
 
 class SavedRollBody(Body):
     """POST .../characters/{name}/saved-rolls: a named roll the character keeps."""
 
-    name: str = Field(min_length=1, max_length=LABEL, json_schema_extra=PLAIN)
+    name: str = Field(min_length=1, max_length=MAX_LABEL, json_schema_extra=PLAIN)
     kind: Literal["effect", "damage", "check"] = "effect"
-    expression: str = Field(min_length=1, max_length=EXPRESSION, json_schema_extra=PLAIN)
+    expression: str = Field(min_length=1, max_length=MAX_EXPRESSION, json_schema_extra=PLAIN)
 
     def command(self, character: str) -> cmd.SaveRoll:
         """Return the typed command this body asks for."""

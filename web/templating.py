@@ -40,7 +40,13 @@ def marked(text: str) -> Markup:
     return Markup(_MARKS.sub(tag, str(escape(text))))
 
 
+def session_api(session_id: str) -> str:
+    """Return a session's path in the JSON API, where the pages' scripts read and write."""
+    return f"/api/v1/sessions/{session_id}"
+
+
 _environment.filters["marked"] = marked
+_environment.filters["session_api"] = session_api
 TEMPLATES = Jinja2Templates(env=_environment)
 
 

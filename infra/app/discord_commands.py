@@ -13,15 +13,19 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from diceledger.domain.json import JsonObject, JsonValue
-from diceledger.domain.session.text import MAX_LABEL
+from diceledger.infra.app.roll_form import (
+    MAX_AGAINST,
+    MAX_AMOUNT,
+    MAX_EXPRESSION,
+    MAX_LABEL,
+    MAX_REROLLS,
+    MAX_TEXT,
+)
 
 COMMAND = "dl"
 CHAT_INPUT = 1  # a slash command, as opposed to a context-menu command
 IN_SERVERS = 0  # interaction context: a server's channels (not DMs)
-EXPRESSION_LENGTH = 1000
-TEXT_LENGTH = 500
-LABEL_LENGTH = MAX_LABEL  # the session's own limit on a label
-SOURCES_LENGTH = 400
+SOURCES_LENGTH = 400  # a comma-separated list of sources, each checked by the session
 
 
 class OptionType(IntEnum):
@@ -92,7 +96,7 @@ class Subcommand:
         return next((o for o in self.options if o.name == name), None)
 
 
-def _text(name: str, description: str, required: bool = False, length: int = TEXT_LENGTH) -> Option:
+def _text(name: str, description: str, required: bool = False, length: int = MAX_TEXT) -> Option:
     return Option(name, OptionType.STRING, description, required, max_length=length)
 
 
@@ -112,17 +116,17 @@ def _sources(name: str, what: str) -> Option:
     return _text(name, f"{what}, e.g. 1:flank,1:bless", length=SOURCES_LENGTH)
 
 
-EXPRESSION = _text("expression", "Dice, e.g. 1d20+5", True, EXPRESSION_LENGTH)
-TARGET = _number("target", "Number to meet or beat", -1_000_000, 1_000_000)
-DC = _text("dc", "DC as MOD or MOD:label (target 10+MOD), e.g. 3:WIS", length=LABEL_LENGTH)
+EXPRESSION = _text("expression", "Dice, e.g. 1d20+5", True, MAX_EXPRESSION)
+TARGET = _number("target", "Number to meet or beat", -MAX_AMOUNT, MAX_AMOUNT)
+DC = _text("dc", "DC as MOD or MOD:label (target 10+MOD), e.g. 3:WIS", length=MAX_LABEL)
 ADVANTAGE = _sources("adv", "Advantage")
 DISADVANTAGE = _sources("dis", "Disadvantage")
 MEDIAN = _flag("median", "Median check: the middle die counts")
 EASED = _sources("eased", "Eased")
 HINDERED = _sources("hindered", "Hindered")
-REROLL = _number("reroll", "Rerolls you may spend on this roll", 0, 100)
+REROLL = _number("reroll", "Rerolls you may spend on this roll", 0, MAX_REROLLS)
 SCOPE = _choice("scope", "What the rerolls may touch", "effect", "damage")
-LABEL = _text("label", "A note shown with the roll", length=LABEL_LENGTH)
+LABEL = _text("label", "A note shown with the roll", length=MAX_LABEL)
 FOR = _text("for", "GM: roll for a member or an NPC")
 # Discord caps the whole command's text: the modes are told in docs/discord.md.
 MODE = _choice("mode", "Who sees it", "public", "gm", "blind", "self")
@@ -132,22 +136,22 @@ CHECK_OPTIONS = (ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED, REROLL, SCOPE
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("start", "Start a session in this channel; you are its GM", (
         _text("title", "The session's title", True),
-        _text("name", "Your name as GM (default: your Discord name)", length=100),
+        _text("name", "Your name as GM (default: your Discord name)"),
     )),
     Subcommand("invite", "GM: a single-use invite code, shown only to you", (
         _number("minutes", "How long it stays valid (default a day)", 1, 7 * 24 * 60),
     )),
     Subcommand("join", "Join this channel's session with an invite code", (
         _text("code", "The invite code from the GM", True, 100),
-        _text("name", "Your name in the session (default: your Discord name)", length=100),
-        _text("client_seed", "Your own entropy, mixed into every die you roll", length=500),
+        _text("name", "Your name in the session (default: your Discord name)"),
+        _text("client_seed", "Your own entropy, mixed into every die you roll"),
     )),
     Subcommand("check", "Make a check against a target or a DC", (
         EXPRESSION, TARGET, DC, *CHECK_OPTIONS, MODE,
     )),
     Subcommand("save", "Make a save against an effect", (
-        EXPRESSION, _text("against", "What the save avoids", True), TARGET, DC, *CHECK_OPTIONS,
-        MODE,
+        EXPRESSION, _text("against", "What the save avoids", True, MAX_AGAINST), TARGET, DC,
+        *CHECK_OPTIONS, MODE,
     )),
     Subcommand("roll", "Roll dice: damage or effect", (
         EXPRESSION, _choice("kind", "What the roll is for", "effect", "damage"),
@@ -156,31 +160,31 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("opposed", "Roll an opposed check; ties roll again", (
         EXPRESSION,
         _text("vs", "The other side: a member or an NPC", True),
-        _text("vs_expression", "The other side's dice, e.g. 1d20+2", True, EXPRESSION_LENGTH),
+        _text("vs_expression", "The other side's dice, e.g. 1d20+2", True, MAX_EXPRESSION),
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED,
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
-        REROLL, SCOPE, _number("vs_reroll", "Their rerolls", 0, 100),
+        REROLL, SCOPE, _number("vs_reroll", "Their rerolls", 0, MAX_REROLLS),
         _flag("blind", "Same as mode blind"), LABEL, FOR, MODE,
     )),
     Subcommand("blind", "Roll seen by the GMs only", (
         EXPRESSION,
         _choice("kind", "What it is for (default effect)", "effect", "damage", "check", "save"),
-        TARGET, DC, _text("against", "What a save avoids"), *CHECK_OPTIONS,
+        TARGET, DC, _text("against", "What a save avoids", length=MAX_AGAINST), *CHECK_OPTIONS,
     )),
     Subcommand("reveal", "Show a hidden roll", (ROLL_ID,)),
     Subcommand("dispute", "Dispute a roll", (ROLL_ID, _text("reason", "Why", True))),
     Subcommand("end", "GM: end the session and reveal its seed"),
     Subcommand("verify", "A link to verify this session, and its checkpoint now"),
     Subcommand("odds", "Exact odds of a roll or check, before rolling", (
-        EXPRESSION, TARGET, _number("dc", "DC MOD (target 10+MOD)", -1_000_000, 1_000_000),
+        EXPRESSION, TARGET, _number("dc", "DC MOD (target 10+MOD)", -MAX_AMOUNT, MAX_AMOUNT),
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED, REROLL,
     )),
     Subcommand("history", "The last rolls of this channel's session", (
         _number("n", "How many (default 5)", 1, 20),
     )),
     Subcommand("stats", "Statistics of the session, shown only to you", (
-        _text("player", "Only this player", length=100),
+        _text("player", "Only this player"),
     )),
 )  # fmt: skip
 

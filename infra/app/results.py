@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
 
 from diceledger.domain.dice.request import RerollScope
+from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.commands import Turn
@@ -172,6 +173,18 @@ class MemberResult:
     checkpoint: str | None = None  # the signed checkpoint the command produced
 
 
+class SeedRevealAnswer(TypedDict):
+    """What every face answers to a seed's reveal."""
+
+    session_id: str
+    epoch: int
+    seed: str
+    commitment: str
+    next_epoch: int
+    next_commitment: str
+    checkpoint: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class SeedRevealResult:
     """The epoch whose seed was revealed, and the epoch that follows it."""
@@ -181,6 +194,29 @@ class SeedRevealResult:
     current: Epoch
     appended: tuple[RecordedEvent, ...]
     checkpoint: str | None = None  # the signed checkpoint the command produced
+
+    def answer(self) -> SeedRevealAnswer:
+        """Return the answer of every face: the seed revealed, the next one committed."""
+        return SeedRevealAnswer(
+            session_id=self.session_id,
+            epoch=self.revealed.number,
+            seed=self.revealed.seed or "",  # a reveal's epoch always holds its seed
+            commitment=self.revealed.commitment,
+            next_epoch=self.current.number,
+            next_commitment=self.current.commitment,
+            checkpoint=self.checkpoint,
+        )
+
+
+class SessionEndAnswer(TypedDict):
+    """What every face answers to a session's end."""
+
+    session_id: str
+    ended: Literal[True]
+    epoch: int
+    seed: str
+    disputes_until: str | None
+    checkpoint: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +228,18 @@ class SessionEndResult:
     disputes_until: datetime | None
     appended: tuple[RecordedEvent, ...]
     checkpoint: str | None = None  # the signed checkpoint the command produced
+
+    def answer(self) -> SessionEndAnswer:
+        """Return the answer of every face: the last seed, and when disputes close."""
+        until = self.disputes_until
+        return SessionEndAnswer(
+            session_id=self.session_id,
+            ended=True,
+            epoch=self.last_epoch.number,
+            seed=self.last_epoch.seed or "",  # the end reveals the last epoch's seed
+            disputes_until=None if until is None else format_timestamp(until),
+            checkpoint=self.checkpoint,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +288,13 @@ class SessionView:
             epochs=tuple(replace(e) for e in state.epochs),
             rolls=tuple(seen_roll(state, roll, viewer) for roll in state.rolls.values()),
             view=session_view(state, viewer),
+        )
+
+    @property
+    def disputed(self) -> tuple[int, ...]:
+        """Return the rolls the viewer sees with a dispute not yet ruled on."""
+        return tuple(
+            r.roll_id for r in self.rolls if isinstance(r, ShownRoll) and r.roll.open_dispute
         )
 
 

@@ -23,9 +23,12 @@ def verify(ledger: Ledger, path: Path) -> tuple[Result, dict[str, Any]]:
 
 
 def hidden_roll_between_two(ledger: Ledger, table: str) -> None:
-    """Roll 1 is ann's, roll 2 the GM's blind one for her, roll 3 ann's again."""
+    """Roll 1 is ann's, roll 2 the GM's blind one for her, roll 3 ann's again.
+
+    The blind roll's die does not explode, so its seeded dice are always one event.
+    """
     ledger.ok("ann", "check", table, "1d20+3", "--target", "12")
-    ledger.ok("gm", "check", table, "1d20", "--target", "11", "--blind", "--for", "ann")
+    ledger.ok("gm", "check", table, "1d20n", "--target", "11", "--blind", "--for", "ann")
     ledger.ok("ann", "roll", table, "2d6+1")
 
 
@@ -82,7 +85,8 @@ def test_a_sealed_line_whose_hash_was_altered_fails(
 def test_a_hidden_roll_the_end_closes_stays_sealed_and_the_end_verifies(
     ledger: Ledger, table: str, tmp_path: Path
 ) -> None:
-    ledger.ok("gm", "check", table, "1d20", "--target", "11", "--blind", "--reroll", "1")
+    # The hidden die does not explode: whatever its seeded face, its dice are one event.
+    ledger.ok("gm", "check", table, "1d20n", "--target", "11", "--blind", "--reroll", "1")
     ledger.ok("ann", "check", table, "1d20", "--target", "9", "--reroll", "1")
     ledger.ok("gm", "session", "end", table)
     path = tmp_path / "ann.jsonl"

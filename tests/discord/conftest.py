@@ -176,8 +176,16 @@ class DiscordTable:
         return content.split("(session `", 1)[1].split("`", 1)[0]
 
 
+# Long enough that no answer is deferred on a loaded machine: only the tests about deferring
+# (defer_after=0) see a deferred answer, whatever the load.
+ANSWER_INLINE = 600.0
+
+
 def build_table(
-    url: str, key: Ed25519PrivateKey, defer_after: float = 5.0, rolls_per_minute: int = 120
+    url: str,
+    key: Ed25519PrivateKey,
+    defer_after: float = ANSWER_INLINE,
+    rolls_per_minute: int = 120,
 ) -> DiscordTable:
     parts = bootstrap_server(url)
     webhooks = FakeWebhooks()

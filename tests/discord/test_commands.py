@@ -8,6 +8,7 @@ import pytest
 
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.infra.app.discord_commands import SUBCOMMANDS, OptionType, definitions, subcommand
+from diceledger.infra.app.roll_form import MAX_REROLLS
 from diceledger.web.discord.actions import ACTIONS, PRIVATE_ANSWERS, SECRET_ANSWERS
 
 NAME = re.compile(r"^[-_a-z0-9]{1,32}$")  # lowercase, as Discord requires of slash commands
@@ -64,5 +65,5 @@ def test_an_opposed_check_names_its_reroll_options_as_a_check_does() -> None:
         assert opposed.option(name) == check.option(name)
     vs_reroll, blind = opposed.option("vs_reroll"), opposed.option("blind")
     assert vs_reroll is not None and vs_reroll.type is OptionType.INTEGER
-    assert (vs_reroll.min_value, vs_reroll.max_value) == (0, 100)
+    assert (vs_reroll.min_value, vs_reroll.max_value) == (0, MAX_REROLLS)  # the form's limit
     assert blind is not None and blind.type is OptionType.BOOLEAN

@@ -89,8 +89,11 @@ def _opposed_with_rerolls(table: Cli, sid: str) -> None:
     second = table.data("gm", *npc, "--faces", "10,12")["roll_id"]
     for roll_id in (first, second):
         roll = table.data("ann", "session", "show", sid)["rolls"][roll_id - 1]
-        while roll["status"] == "awaiting_rerolls":
+        for _ in range(TRIES):  # each tie is a fresh round whose sides accept again
+            if roll["status"] != "awaiting_rerolls":
+                break
             roll = table.data(roll["waiting_for"], "accept", sid, str(roll_id))
+        assert roll["status"] != "awaiting_rerolls", f"roll {roll_id} tied {TRIES} rounds"
 
 
 def play_session(folder: Path) -> PlayedSession:

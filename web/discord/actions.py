@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
-from diceledger.domain.dice.request import RollKind
 from diceledger.domain.errors import CommandRefusedError, InvalidInputError, TurnPassedError
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
@@ -22,6 +21,7 @@ from diceledger.infra.app.application import Application
 from diceledger.infra.app.discord import DiscordTables, Seat
 from diceledger.infra.app.odds import odds_of
 from diceledger.infra.app.results import HiddenRoll, RollResult
+from diceledger.infra.app.roll_form import FormKind
 from diceledger.web.discord import options, texts
 from diceledger.web.discord.buttons import parse_custom_id
 from diceledger.web.discord.payload import Interaction, InteractionType
@@ -94,19 +94,19 @@ class TableActions:
 
     def check(self, interaction: Interaction) -> Reply:
         """Make a check for the member (or, for a GM, whoever they name)."""
-        return self._roll(interaction, RollKind.CHECK)
+        return self._roll(interaction, "check")
 
     def save(self, interaction: Interaction) -> Reply:
         """Make a save against what the options name."""
-        return self._roll(interaction, RollKind.SAVE)
+        return self._roll(interaction, "save")
 
     def roll(self, interaction: Interaction) -> Reply:
         """Roll dice for an effect or damage."""
         return self._roll(interaction, options.plain_kind(interaction))
 
-    def _roll(self, interaction: Interaction, kind: RollKind) -> Reply:
+    def _roll(self, interaction: Interaction, kind: FormKind) -> Reply:
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, kind)
+        command = options.roll_request(interaction, kind).command(seat.member)
         result = self._app.request_roll(seat.member, seat.session_id, command)
         return (
             self._blind(result)
@@ -121,7 +121,7 @@ class TableActions:
         A GM's blind check is answered like ``/dl blind``.
         """
         seat = self._seat(interaction)
-        command = options.opposed_request(interaction, seat)
+        command = options.opposed_request(interaction).command(seat.member)
         result = self._app.request_roll(seat.member, seat.session_id, command)
         hidden = command.mode is not RollMode.PUBLIC
         return self._blind(result) if hidden else Reply(self._shown(result))
@@ -129,7 +129,8 @@ class TableActions:
     def blind(self, interaction: Interaction) -> Reply:
         """Roll blind (GM): the dice only to the GM; the channel learns that a roll happened."""
         seat = self._seat(interaction)
-        command = options.roll_request(interaction, options.blind_kind(interaction), True)
+        form = options.roll_request(interaction, options.blind_kind(interaction), blind=True)
+        command = form.command(seat.member)
         return self._blind(self._app.request_roll(seat.member, seat.session_id, command))
 
     def reveal(self, interaction: Interaction) -> Reply:

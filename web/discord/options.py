@@ -1,4 +1,4 @@
-"""Slash-command options into the application's typed commands.
+"""Slash-command options into the application's roll form and queries.
 
 Sources of Advantage, Disadvantage, Eased and Hindered are typed as the CLI takes them,
 comma-separated: ``1:flank,1:bless`` (an amount, optionally a label); a DC is ``MOD`` or
@@ -7,19 +7,17 @@ comma-separated: ``1:flank,1:bless`` (an amount, optionally a label); a DC is ``
 
 from __future__ import annotations
 
-from diceledger.domain.dice.request import RerollScope, RollKind, Target
+from diceledger.domain.dice.request import RerollScope
 from diceledger.domain.errors import InvalidInputError
-from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import Amount, CheckSide
+from diceledger.domain.session.events import Amount
 from diceledger.domain.session.modes import RollMode
-from diceledger.domain.session.text import MAX_LABEL
-from diceledger.infra.app.discord import Seat
 from diceledger.infra.app.odds import OddsQuery, Side
+from diceledger.infra.app.roll_form import MAX_SOURCES, FormKind, OtherSide, RollForm
 from diceledger.web.discord.payload import Interaction
 
-MAX_SOURCES = 20
 AMOUNT_DIGITS = 9  # the domain caps amounts at a million; this only keeps int() cheap
-BLIND_KINDS = {kind: RollKind(kind) for kind in ("effect", "damage", "check", "save")}
+PLAIN_KINDS: dict[str, FormKind] = {"effect": "effect", "damage": "damage"}
+BLIND_KINDS: dict[str, FormKind] = {**PLAIN_KINDS, "check": "check", "save": "save"}
 
 
 def sources(text: str | None) -> tuple[Amount, ...]:
@@ -40,55 +38,53 @@ def _amount(part: str) -> Amount:
     return Amount(int(number), _label(label))
 
 
-def _label(text: str) -> str | None:
-    label = text.strip()
-    if not label:
-        return None
-    if len(label) > MAX_LABEL or not label.isprintable():
-        raise InvalidInputError(f"a label has 1 to {MAX_LABEL} printable characters")
-    return label
+def _label(text: str | None) -> str | None:
+    """Return a label as typed, or None when blank; its limits are the session's."""
+    label = (text or "").strip()
+    return label or None
 
 
-def target(interaction: Interaction, required: bool) -> Target | None:
-    """Return the target or the DC (whose target the domain derives, R4)."""
-    value, dc = interaction.number("target"), interaction.text("dc")
-    if value is not None and dc is not None:
-        raise InvalidInputError("give a target or a dc, not both")
-    if dc is not None:
-        modifier, _, label = dc.partition(":")
-        try:
-            return Target.dc(int(modifier), _label(label))
-        except ValueError:
-            raise InvalidInputError(f"'{dc}' is not a DC MOD or MOD:label, e.g. 3:WIS") from None
-    if value is None and required:
-        raise InvalidInputError("a check needs a target or a dc")
-    return None if value is None else Target(value)
+def _dc(interaction: Interaction) -> tuple[int | None, str | None]:
+    """Return a DC's MOD and label, typed ``MOD`` or ``MOD:label``."""
+    dc = interaction.text("dc")
+    if dc is None:
+        return None, None
+    modifier, _, label = dc.partition(":")
+    try:
+        return int(modifier), _label(label)
+    except ValueError:
+        raise InvalidInputError(f"'{dc}' is not a DC MOD or MOD:label, e.g. 3:WIS") from None
 
 
-def roll_request(interaction: Interaction, kind: RollKind, blind: bool = False) -> cmd.RequestRoll:
-    """Return the roll, check or save the options ask for."""
-    is_check = kind in (RollKind.CHECK, RollKind.SAVE)
-    return cmd.RequestRoll(
+def roll_request(interaction: Interaction, kind: FormKind, blind: bool = False) -> RollForm:
+    """Return the roll form of a roll, check or save the options ask for."""
+    dc, dc_label = _dc(interaction)
+    return RollForm(
         kind=kind,
         expression=interaction.text("expression") or "",
-        advantage=sources(interaction.text("adv")),
-        disadvantage=sources(interaction.text("dis")),
+        adv=sources(interaction.text("adv")),
+        dis=sources(interaction.text("dis")),
         eased=sources(interaction.text("eased")),
         hindered=sources(interaction.text("hindered")),
         median=interaction.flag("median"),
-        target=target(interaction, required=is_check),
+        target=interaction.number("target"),
+        dc=dc,
+        dc_label=dc_label,
         against=interaction.text("against"),
-        rerolls=interaction.number("reroll") or 0,
+        reroll=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
-        mode=RollMode.BLIND if blind else mode_of(interaction),
-        on_behalf_of=interaction.text("for"),
-        label=_label(interaction.text("label") or ""),
+        mode=_mode(interaction),
+        blind=blind,
+        for_=interaction.text("for"),
+        label=_label(interaction.text("label")),
     )
 
 
-def mode_of(interaction: Interaction) -> RollMode:
-    """Return the roll mode the options name (public unless one is given)."""
-    text = interaction.text("mode") or RollMode.PUBLIC.value
+def _mode(interaction: Interaction) -> RollMode | None:
+    """Return the roll mode the options name, if they name one."""
+    text = interaction.text("mode")
+    if text is None:
+        return None
     try:
         return RollMode(text)
     except ValueError:
@@ -103,45 +99,49 @@ def _scope(interaction: Interaction) -> RerollScope:
         raise InvalidInputError(f"a reroll scope is effect or damage, not '{text}'") from None
 
 
-def blind_kind(interaction: Interaction) -> RollKind:
+def blind_kind(interaction: Interaction) -> FormKind:
     """Return the kind of a blind roll (a plain roll unless the options say otherwise)."""
-    return BLIND_KINDS[interaction.text("kind") or RollKind.EFFECT.value]
+    return _kind_of(interaction, BLIND_KINDS)
 
 
-def plain_kind(interaction: Interaction) -> RollKind:
+def plain_kind(interaction: Interaction) -> FormKind:
     """Return the kind of a plain roll: effect or damage."""
-    return RollKind(interaction.text("kind") or RollKind.EFFECT.value)
+    return _kind_of(interaction, PLAIN_KINDS)
 
 
-def opposed_request(interaction: Interaction, seat: Seat) -> cmd.RequestOpposed:
-    """Return the opposed check the options ask for; the other side is named, not signed."""
-    on_behalf_of = interaction.text("for")
-    side = CheckSide(
-        on_behalf_of or seat.member,
-        interaction.text("expression") or "",
-        sources(interaction.text("adv")),
-        sources(interaction.text("dis")),
-        sources(interaction.text("eased")),
-        sources(interaction.text("hindered")),
-    )
-    opponent = CheckSide(
-        interaction.text("vs") or "",
-        interaction.text("vs_expression") or "",
-        sources(interaction.text("vs_adv")),
-        sources(interaction.text("vs_dis")),
-        sources(interaction.text("vs_eased")),
-        sources(interaction.text("vs_hindered")),
-    )
-    return cmd.RequestOpposed(
-        side,
-        opponent,
+def _kind_of(interaction: Interaction, kinds: dict[str, FormKind]) -> FormKind:
+    text = interaction.text("kind") or "effect"
+    if text not in kinds:
+        raise InvalidInputError(f"a kind here is {' or '.join(kinds)}, not '{text}'")
+    return kinds[text]
+
+
+def opposed_request(interaction: Interaction) -> RollForm:
+    """Return the roll form of the opposed check the options ask for; the other side is
+    named, not signed."""
+    return RollForm(
+        kind="opposed",
+        expression=interaction.text("expression") or "",
+        adv=sources(interaction.text("adv")),
+        dis=sources(interaction.text("dis")),
+        eased=sources(interaction.text("eased")),
+        hindered=sources(interaction.text("hindered")),
         median=interaction.flag("median"),
-        rerolls=interaction.number("reroll") or 0,
+        reroll=interaction.number("reroll") or 0,
         reroll_scope=_scope(interaction),
-        opponent_rerolls=interaction.number("vs_reroll") or 0,
-        mode=RollMode.BLIND if interaction.flag("blind") else mode_of(interaction),
-        on_behalf_of=on_behalf_of,
-        label=_label(interaction.text("label") or ""),
+        mode=_mode(interaction),
+        blind=interaction.flag("blind"),
+        for_=interaction.text("for"),
+        label=_label(interaction.text("label")),
+        vs=OtherSide(
+            interaction.text("vs") or "",
+            interaction.text("vs_expression") or "",
+            sources(interaction.text("vs_adv")),
+            sources(interaction.text("vs_dis")),
+            sources(interaction.text("vs_eased")),
+            sources(interaction.text("vs_hindered")),
+            interaction.number("vs_reroll") or 0,
+        ),
     )
 
 

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from diceledger.infra.app.access import Credential
+from diceledger.infra.app.roll_form import MAX_TEXT
 from diceledger.web.answers import answer
 from diceledger.web.auth import bearer_token
 from diceledger.web.context import Services, WebServices
@@ -94,7 +95,7 @@ def campaign_stats(
     campaign_id: str,
     request: Request,
     web: Services,
-    player: str | None = Query(default=None, max_length=500),
+    player: str | None = Query(default=None, max_length=MAX_TEXT),
     format: Literal["json", "csv"] = "json",
 ) -> Response:
     """Return per-player and per-character statistics per session and over the campaign,

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Path
 from starlette.responses import Response
 
 from diceledger.domain.hashchain import format_timestamp
+from diceledger.infra.app.roll_form import MAX_TEXT
 from diceledger.web.answers import typed
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
@@ -17,7 +18,7 @@ router = APIRouter(
     tags=["members"],
     responses=answers(FAILS, STORE, MEMBER, INPUT),
 )
-NAME = Path(min_length=1, max_length=500)
+NAME = Path(min_length=1, max_length=MAX_TEXT)
 
 
 @router.get("", response_model=Members)

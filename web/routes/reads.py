@@ -11,6 +11,7 @@ from starlette.responses import Response, StreamingResponse
 from diceledger.domain.json import JsonValue
 from diceledger.domain.projections.tidy import reports_json, tidy_csv
 from diceledger.infra.app.results import Moment
+from diceledger.infra.app.roll_form import MAX_TEXT
 from diceledger.web.answers import answer
 from diceledger.web.auth import Member
 from diceledger.web.context import Services
@@ -68,7 +69,7 @@ def stats(
     session_id: str,
     member: Member,
     web: Services,
-    player: str | None = Query(default=None, max_length=500),
+    player: str | None = Query(default=None, max_length=MAX_TEXT),
     format: Literal["json", "csv"] = "json",
 ) -> Response:
     """Return per-player statistics of the session, as JSON or tidy CSV."""

@@ -20,7 +20,6 @@ from diceledger.web.context import Services
 from diceledger.web.session_context import (
     event_position,
     moment_of,
-    page_session,
     replay_context,
     stats_context,
 )
@@ -32,7 +31,7 @@ router = APIRouter(prefix="/s/{session_id}", tags=["pages"], include_in_schema=F
 @router.get("")
 def table(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show the table: the roll form, the live log and the members."""
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     character = web.app.characters(session_id).played_by(member.member)
     context = {"session": session, "character": character, "most_devices": MOST_DEVICES}
     return render(request, "table.html", context)
@@ -42,7 +41,7 @@ def table(session_id: str, request: Request, member: Member, web: Services) -> R
 def gm_panel(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show the GM's panel: invites, members, disputes with their reviews, seeds, the end."""
     members = web.access.members(member)  # refuses anyone but a GM
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     reviews = [web.app.review(member.member, session_id, roll) for roll in session.disputed]
     context = {"session": session, "members": members, "reviews": reviews}
     return render(request, "gm.html", context)
@@ -63,7 +62,7 @@ def replay(
     whole = web.app.replay(member.member, session_id, Moment())
     moment = moment_of(event_position(whole, until_event) or until_position, at)
     shown = web.app.replay(member.member, session_id, moment) if moment.given else whole
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     context = {"session": session} | replay_context(whole, shown, moment)
     return render(request, "replay.html", context)
 
@@ -73,7 +72,7 @@ def stats(session_id: str, request: Request, member: Member, web: Services) -> R
     """Show each player's statistics with charts."""
     reports = web.app.statistics(member.member, session_id).reports
     luck = web.app.luck(member.member, session_id).series
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     campaign_id = web.app.campaigns.campaign_of(session_id)
     context = {"session": session, "campaign_id": campaign_id} | stats_context(reports, luck)
     return render(request, "stats.html", context)
@@ -87,7 +86,7 @@ def campaign(session_id: str, request: Request, member: Member, web: Services) -
         raise NotFoundError(f"session '{session_id}' belongs to no campaign")
     found = web.app.campaigns.statistics(member.member, campaign_id, via=session_id)
     luck = web.app.campaigns.luck(member.member, campaign_id, via=session_id)
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     context = {"session": session} | campaign_context(found, luck)
     return render(request, "campaign.html", context)
 
@@ -95,5 +94,5 @@ def campaign(session_id: str, request: Request, member: Member, web: Services) -
 @router.get("/verify")
 def verify(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Offer to verify the session's export in this browser."""
-    session = page_session(web.app.session(member.member, session_id))
+    session = web.app.session(member.member, session_id)
     return render(request, "verify.html", {"session": session})

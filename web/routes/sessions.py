@@ -95,16 +95,7 @@ def reveal_seed(session_id: str, member: Member, request: Request, web: Services
     """Reveal the current seed (GM) and commit to a new one."""
 
     def revealed() -> SeedRevealed:
-        result = web.app.reveal_seed(member.member, session_id)
-        return SeedRevealed(
-            session_id=session_id,
-            epoch=result.revealed.number,
-            seed=result.revealed.seed or "",
-            commitment=result.revealed.commitment,
-            next_epoch=result.current.number,
-            next_commitment=result.current.commitment,
-            checkpoint=result.checkpoint,
-        )
+        return SeedRevealed(**web.app.reveal_seed(member.member, session_id).answer())
 
     return run_once(request, web, member.token_id, None, revealed)
 
@@ -119,15 +110,7 @@ def end(session_id: str, member: Member, request: Request, web: Services) -> Res
     """End the session (GM): waiting rolls resolve as they stand, the seed is revealed."""
 
     def ended() -> SessionEnded:
-        ended = web.app.end_session(member.member, session_id)
-        epoch = ended.last_epoch
-        return SessionEnded(
-            session_id=session_id,
-            ended=True,
-            epoch=epoch.number,
-            seed=epoch.seed or "",
-            checkpoint=ended.checkpoint,
-        )
+        return SessionEnded(**web.app.end_session(member.member, session_id).answer())
 
     return run_once(request, web, member.token_id, None, ended)
 
