@@ -116,14 +116,14 @@ def play(tour: Tour, folder: Path) -> None:
         "ann", "check", tour.session, "1d20+4", "--target", "14", "--median", "--adv", "1:bless"
     )
 
-    tour.scene("An opposed check with physical dice typed in; it ties twice")
+    tour.scene("The GM against an NPC, physical dice typed in for both sides; it ties twice")
     tour.run(
-        "bram",
+        "mira",
         "opposed",
         tour.session,
         "1d20+1",
         "--vs",
-        "cara",
+        "ogre",
         "1d20+3",
         "--faces",
         "12,10,7,5,15,3",
@@ -202,17 +202,19 @@ def play(tour: Tour, folder: Path) -> None:
         "1d20+1",
         "--vs",
         "cara",
-        "1d20+3",
+        "1d20",
         "--reroll",
         "1",
         "--vs-reroll",
-        "1",
+        "2",
         "--faces",
-        "4,11",
+        "4",
     )
+    # Each side types in only its own dice (R6): cara's first die is the server's.
     tour.run("bram", "reroll", tour.session, "10", "--die", "0", "--faces", "13")
-    tour.run("cara", "accept", tour.session, "10", "--faces", "9,6")
-    tour.run("cara", "reroll", tour.session, "10", "--die", "0", "--faces", "12")
+    tour.run("cara", "reroll", tour.session, "10", "--die", "0", "--faces", "14")
+    tour.run("cara", "accept", tour.session, "10", "--faces", "19")
+    tour.run("cara", "accept", tour.session, "10")
 
     tour.scene("The GM reveals the seed; anyone can now check every die")
     tour.run("mira", "seed", "reveal", tour.session)

@@ -93,8 +93,11 @@ def _print_review(report: dict[str, Any]) -> None:
         where = (
             f"epoch {die['epoch']} nonce {die['nonce']} block {die['block']} word {die['word']}"
             if die["source"] == "seeded"
-            else "typed in"
+            else f"typed in by {die['typed_by']}"
         )
+        verified = die["verified"] if die["source"] == "seeded" else "cannot be verified"
+        # An opposed check's dice name their side and round: each side rolls its own (R6).
+        side = f"{die['side_name']}, round {die['round']}: " if "side_name" in die else ""
         why = die["reason"] + (
             f" step {die['step']} of #{die['parent']}"
             if die["reason"] == "explosion"
@@ -103,7 +106,10 @@ def _print_review(report: dict[str, Any]) -> None:
             else ""
         )
         click.echo(
-            f"  #{die['index']} d{die['sides']} = {die['face']}  {why}; {where}: {die['verified']}"
+            shown(
+                f"  {side}#{die['index']} d{die['sides']} = {die['face']}  {why}; {where}: "
+                f"{verified}"
+            )
         )
     click.echo("resolution (R14):")
     for step in report["steps"]:

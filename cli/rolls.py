@@ -267,7 +267,7 @@ def save(
 @click.option(
     "--faces",
     type=FACES,
-    help="Physical dice typed in: round by round, your side's dice then the other's.",
+    help="Physical dice typed in for your side, round by round (and for an NPC's side, by a GM).",
 )
 @click.option(
     "--reroll",
@@ -323,8 +323,8 @@ def opposed(
 
     \b
     Examples:
-      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20+1"
-      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20+1" --reroll 1 --vs-reroll 1
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20"
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20n" --reroll 1 --vs-reroll 1
     """
     name, other = versus
     form = RollForm(
@@ -366,7 +366,7 @@ def opposed(
     "--faces",
     type=FACES,
     help="Physical dice typed in for the rerolled dice (then, should an opposed check tie, "
-    "for its next round).",
+    "for your side of its next round).",
 )
 @json_option
 @pass_app
@@ -396,7 +396,7 @@ def reroll(
 @click.option(
     "--faces",
     type=FACES,
-    help="Physical dice typed in for an opposed check's next round, should it tie.",
+    help="Physical dice typed in for your side of an opposed check's next round, should it tie.",
 )
 @json_option
 @pass_app

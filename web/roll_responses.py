@@ -53,6 +53,9 @@ class DieAnswer(Shape):
     """One die: its face, whether it counts, why it was rolled and where its face came from."""
 
     side: int | None = Field(default=None, ge=0, le=1, description="Of an opposed check")
+    side_name: str | None = Field(
+        default=None, description="Of an opposed check: the name the die's side rolls for"
+    )
     round: int | None = Field(default=None, ge=1, description="Of an opposed check")
     index: int = Field(ge=0)
     sides: int = Field(ge=1)
@@ -63,6 +66,10 @@ class DieAnswer(Shape):
     step: int = Field(ge=0)
     parent: int | None
     source: Provenance
+    typed_by: str | None = Field(
+        description="Who typed a manual die in (each side types its own); null for the "
+        "server's dice"
+    )
     epoch: int | None = Field(ge=1)
     nonce: int | None
     block: int | None

@@ -21,10 +21,12 @@ from functools import cached_property
 from diceledger.domain.json import JsonObject
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.timeline import Line, line_of
-from diceledger.domain.session.events import roll_id_of
+from diceledger.domain.session.events import SessionEnded, roll_id_of
 from diceledger.domain.session.state import SessionState, evolve
 from diceledger.domain.session.views import sighted_roll_view
 from diceledger.domain.session.visibility import Sight, Viewer, sight_of
+
+REVEALED = "RollRevealed"  # what a roll the end shows is fed as, like any reveal
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class SharedFeed:
         whole command that made it, not its request alone.
         """
         batch = list(logged)
+        viewers = list(viewers)
+        ending = any(isinstance(item.event, SessionEnded) for item in batch)
+        was_hidden = {viewer: self._hidden(viewer) for viewer in viewers} if ending else {}
         for item in batch:
             evolve(self._head, item.version, item.event)
         told = [self._tell(item) for item in batch]
@@ -96,7 +101,43 @@ class SharedFeed:
                     self._item(one, sight_of_roll, items, views) for one in told
                 )
             shown[viewer] = by_sights[sights]
+            if ending:
+                shown[viewer] = self._with_end_reveals(
+                    shown[viewer], was_hidden[viewer] - self._hidden(viewer), viewer
+                )
         return shown
+
+    def _hidden(self, viewer: Viewer) -> frozenset[int]:
+        head = self._head
+        return frozenset(
+            roll.roll_id
+            for roll in head.rolls.values()
+            if roll.hidden and sight_of(head, roll, viewer) is Sight.HIDDEN
+        )
+
+    def _with_end_reveals(
+        self, items: tuple[FeedItem, ...], shown: frozenset[int], viewer: Viewer
+    ) -> tuple[FeedItem, ...]:
+        """Put a reveal item after SessionEnded for each roll the end shows ``viewer``.
+
+        The end reveals every self roll with no event of its own; each is fed as a reveal,
+        with the roll in full, so an open page shows it as it shows any other reveal.
+        """
+        at = next((i for i, item in enumerate(items) if item.event == "SessionEnded"), None)
+        if at is None or not shown:
+            return items
+        end = items[at].line
+        reveals = []
+        for roll_id in sorted(shown):
+            roll = self._head.rolls[roll_id]
+            text = f"#{roll_id} {roll.mode} roll shown at the end of the session"
+            line = Line(
+                end.position, end.version, end.recorded_at, end.actor, REVEALED, roll_id,
+                False, text, {"roll_id": roll_id},
+            )  # fmt: skip
+            view = sighted_roll_view(self._head, roll, sight_of(self._head, roll, viewer))
+            reveals.append(FeedItem(end.version, REVEALED, line, view))
+        return (*items[: at + 1], *reveals, *items[at + 1 :])
 
     def _tell(self, item: Logged) -> _Told:
         evolve(self._told, item.version, item.event)

@@ -17,6 +17,7 @@ from diceledger.domain.projections.facts import SCALE, allowance_for, roll_facts
 from diceledger.domain.projections.logged import Logged
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import SessionState, evolve
+from diceledger.domain.session.visibility import may_see
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,9 @@ def luck_steps(
         if roll.voided or roll_id in hidden:
             continue
         for player, metrics in roll_facts(state, roll, allowances.get(roll_id, 0)).items():
-            if metrics["luck.rated"]:
+            # A roll the player may not see (a GM's blind roll for them) is no part of
+            # their luck, whoever views it.
+            if metrics["luck.rated"] and may_see(state, roll, player):
                 chance = float(Fraction(metrics["luck.expected_e12"], SCALE))
                 series[player].append(LuckStep(roll_id, chance, bool(metrics["luck.observed"])))
     return series

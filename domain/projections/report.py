@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from diceledger.domain.dice.ladder import SIZES
 from diceledger.domain.projections.facts import CHECKS, SCALE
 from diceledger.domain.projections.power import rolls_needed
-from diceledger.domain.projections.statistics import ALL, PUBLIC, Key
+from diceledger.domain.projections.statistics import ALL, OWN, PUBLIC, Key
 from diceledger.domain.stats.chisquare import statistic, survival
 
 ACROSS_SESSIONS = "ALL"  # session ids are lowercase slugs, so this never names a session
@@ -50,10 +50,11 @@ Visible = tuple[str, str, str, int]  # session, player, metric, amount
 def visible_counters(
     counters: Iterable[tuple[Key, int]], roles: Mapping[tuple[str, str], str], viewer: str
 ) -> Iterator[Visible]:
-    """Keep, per session, the scope the viewer may see: ``all`` for its GMs, else ``public``."""
+    """Keep, per session, the scope the viewer may see: ``all`` for its GMs, else ``public``
+    and, for the viewer's own figures, ``own``: their rolls the others may not see."""
     for (session, name, scope, metric), amount in counters:
-        wanted = ALL if roles.get((session, viewer)) == "gm" else PUBLIC
-        if scope == wanted:
+        gm = roles.get((session, viewer)) == "gm"
+        if scope == (ALL if gm else PUBLIC) or (scope == OWN and not gm and name == viewer):
             yield session, name, metric, amount
 
 

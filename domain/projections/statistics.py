@@ -2,8 +2,9 @@
 
 Counters are keyed by (session, player, scope, metric). Scope ``all`` is what a GM of the
 session sees (every roll but a self roll not yet shown); scope ``public`` is what everyone
-else sees, where a roll not public counts only as ``excluded.hidden`` until it is revealed
-(its own roller included: the counters are shared, not kept per viewer). A voided roll
+else sees, where a roll not public counts only as ``excluded.hidden`` until it is revealed;
+scope ``own`` adds, to a player's own row as they see it, their rolls the others may not
+see (gm, self). A roll a player may not see is no part of their luck. A voided roll
 counts only as ``excluded.voided``. Because every change is a difference of integer
 counters, folding a log in one pass or in many batches gives the same numbers.
 
@@ -34,6 +35,9 @@ from diceledger.domain.session.visibility import EVERYONE, may_see
 
 ALL = "all"
 PUBLIC = "public"
+# What a player sees of their own rolls beyond ``public``: a roll of theirs hidden from the
+# others (gm, self) but not from them counts here, as its figures less its excluded.hidden.
+OWN = "own"
 SCOPES = (ALL, PUBLIC)
 
 Key = tuple[str, str, str, str]  # session, player, scope, metric
@@ -62,7 +66,7 @@ class Tally:
                     change = sign * amount
                     key = (session_id, player, scope, metric)
                     counters[key] = get(key, 0) + change
-                    if shared:
+                    if shared and scope == ALL:
                         key = (session_id, player, PUBLIC, metric)
                         counters[key] = get(key, 0) + change
 
@@ -184,20 +188,37 @@ class StatisticsFold:
             return {}
         played = session.played.get(roll.roll_id, {}) if self._by_character else None
         players = list(played) if played is not None else players_of(session.state, roll)
+        state = session.state
         if roll.voided:
             shown = {name: Counter({"excluded.voided": 1}) for name in players}
         else:
             allowance = session.allowances.get(roll.roll_id, 0)
-            shown = roll_facts(session.state, roll, allowance, players) if players else {}
+            shown = roll_facts(state, roll, allowance, players) if players else {}
+            # Luck is a player's own: a roll they may not see (a GM's blind roll for them)
+            # is no part of it, for any viewer.
+            for name in shown:
+                if played is None and not may_see(state, roll, name):
+                    shown[name] = Counter(
+                        {k: v for k, v in shown[name].items() if not k.startswith("luck.")}
+                    )
+        # A player sees their own roll that the others may not; by character, it waits.
+        own = {
+            name: Counter(shown.get(name, {}))
+            for name in ([] if played is not None else players)
+            if not may_see(state, roll, EVERYONE) and may_see(state, roll, name)
+        }
+        for metrics in own.values():
+            metrics["excluded.hidden"] = metrics.get("excluded.hidden", 0) - 1
         if played is not None:  # the same figures, under each side's character
             shown = {played[name]: metrics for name, metrics in shown.items()}
             players = [played[name] for name in players]
         # Scope public is what EVERYONE may see, by the one visibility rule; scope all is
         # what every GM sees: all but a self roll not yet shown (its roller alone sees it).
         hidden = {name: Counter({"excluded.hidden": 1}) for name in players}
-        if may_see(session.state, roll, EVERYONE):
+        if may_see(state, roll, EVERYONE):
             return {ALL: shown, PUBLIC: shown}
-        return {ALL: hidden if roll.mode is RollMode.SELF else shown, PUBLIC: hidden}
+        every_gm = hidden if roll.mode is RollMode.SELF else shown
+        return {ALL: every_gm, PUBLIC: hidden, OWN: own} if own else {ALL: every_gm, PUBLIC: hidden}
 
     @staticmethod
     def _count(tally: Tally, session_id: str, player: str, metric: str) -> None:

@@ -10,7 +10,7 @@ totals.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import assert_never
@@ -22,6 +22,7 @@ from diceledger.domain.projections.logged import Logged
 from diceledger.domain.projections.sheet_lines import describe_sheet, sheet_values
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.modes import RollMode, hidden_text
+from diceledger.domain.session.opposed import typed_by
 from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.session.views import roll_line
 
@@ -145,7 +146,7 @@ def describe(state: SessionState, event: ev.Event) -> str:
         ):
             return describe_sheet(event)
         case _:
-            return f"#{event.roll_id} {_roll_event(state.rolls[event.roll_id], event)}"
+            return f"#{event.roll_id} {_roll_event(state, state.rolls[event.roll_id], event)}"
 
 
 def _request(e: ev.RollRequested) -> str:
@@ -193,19 +194,22 @@ def _side(side: ev.CheckSide, named: bool = True) -> str:
     return text
 
 
-def _roll_event(roll: Roll, event: ev.RollFollowUp) -> str:
+def _roll_event(state: SessionState, roll: Roll, event: ev.RollFollowUp) -> str:
     match event:
         case ev.DiceRolled():
             dice = ", ".join(f"d{d.sides} {d.face}" for d in event.dice)
-            return f"{_where(roll, event.side, event.round)}dice: {dice}"
+            typed = _typed(state, roll, event.side, event.dice)
+            return f"{_where(roll, event.side, event.round)}dice: {dice}{typed}"
         case ev.DieExploded():
             chain = " -> ".join(f"d{d.sides} {d.face}" for d in _chain(roll, event))
-            return f"{_where(roll, event.side, event.round)}explosion: {chain}"
+            typed = _typed(state, roll, event.side, (event.die,))
+            return f"{_where(roll, event.side, event.round)}explosion: {chain}{typed}"
         case ev.DieRerolled():
             old = _find(roll, event.replaced, event.side, event.round)
             was = f"d{old.sides} {old.face}" if old else f"die {event.replaced}"
             where = _where(roll, event.side, event.round)
-            return f"{where}reroll: {was} -> d{event.die.sides} {event.die.face}"
+            typed = _typed(state, roll, event.side, (event.die,))
+            return f"{where}reroll: {was} -> d{event.die.sides} {event.die.face}{typed}"
         case ev.RollAccepted():
             where = _where(roll, event.side, event.round)
             return f"{where}accepted by {event.by} ({event.rerolls_left} rerolls left)"
@@ -232,6 +236,16 @@ def _resolution(roll: Roll, event: ev.CheckResolved) -> str:
         return f"{roll_line(roll)}; {event.winner} wins{rounds}"
     verdict = "success" if event.success else "failure"
     return f"{roll_line(roll).rsplit(': ', 1)[0]}: {verdict} (margin {event.margin:+d})"
+
+
+def _typed(state: SessionState, roll: Roll, side: int, dice: Sequence[ev.DieRecord]) -> str:
+    """Return who typed an opposed check's dice in, if they were: each side types its own (R6).
+
+    A single roll's request already says its dice were typed in, and by whom.
+    """
+    if roll.request.opponent is None or not dice or dice[0].source != "manual":
+        return ""
+    return f" (typed in by {typed_by(state, roll, side, dice[0].nonce)})"
 
 
 def _where(roll: Roll, side: int, round_: int) -> str:

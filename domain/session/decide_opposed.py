@@ -19,6 +19,7 @@ from diceledger.domain.dice.engine import start
 from diceledger.domain.dice.request import RollKind, RollSpec
 from diceledger.domain.dice.sources import DiceSource
 from diceledger.domain.errors import (
+    ManualFacesError,
     PermissionDeniedError,
     RerollError,
     RollError,
@@ -42,6 +43,7 @@ from diceledger.domain.session.decide_rolls import (
 from diceledger.domain.session.guards import require_gm, require_member, require_open
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.opposed import (
+    SIDES,
     Standing,
     may_decide,
     side_name,
@@ -56,19 +58,45 @@ from diceledger.domain.session.state import Roll, SessionState
 class CommandDice:
     """The dice a command draws for fresh rounds: made when first needed, then kept.
 
-    One command draws all its dice from one source under one nonce, however many tied
-    rounds it rolls; a command whose round never ties makes no source and takes no nonce.
+    One command draws all its dice under one nonce, however many tied rounds it rolls; a
+    command whose round never ties makes no seeded source and takes no nonce. Faces typed
+    in go only to the sides ``typist_sides`` names, the sides the typist decides (R6): every
+    other side takes the seeded dice of the same nonce, so nobody types another's dice.
+    While the server rolls a side, the typed faces give only the first round the command
+    draws: how many faces a command takes never depends on the server's dice, so a refusal
+    for too few or too many faces tells nothing of them.
     """
 
-    def __init__(self, make: Callable[[], tuple[DiceSource, int]]) -> None:
+    def __init__(
+        self,
+        make: Callable[[], tuple[DiceSource, int]],
+        typed: DiceSource | None = None,
+        typist_sides: frozenset[int] = frozenset(),
+    ) -> None:
         self._make = make
         self._made: tuple[DiceSource, int] | None = None
+        self._typed = typed
+        self._typist_sides = typist_sides
+        self.rounds = 0  # the rounds this command has drawn
 
     def __call__(self) -> tuple[DiceSource, int]:
-        """Return the command's source and its nonce."""
+        """Return the command's seeded source and its nonce."""
         if self._made is None:
             self._made = self._make()
         return self._made
+
+    def for_side(self, side: int) -> tuple[DiceSource, int]:
+        """Return the source of one side's dice in the command's current round, and its nonce."""
+        seeded, nonce = self()
+        typed_round = self.rounds == 1 or self._typist_sides == frozenset(SIDES)
+        if self._typed is not None and side in self._typist_sides and typed_round:
+            return self._typed, nonce
+        return seeded, nonce
+
+
+def _typist_sides(state: SessionState, request: ev.RollRequested, actor: str) -> frozenset[int]:
+    """Return the sides whose dice ``actor`` may type in: those they decide (R6)."""
+    return frozenset(side for side in SIDES if may_decide(state, request, side, actor))
 
 
 def _specs(request: ev.RollRequested) -> tuple[RollSpec, RollSpec]:
@@ -80,12 +108,13 @@ def _roll_round(
     request: ev.RollRequested, check: Standing, dice: CommandDice, epoch: int
 ) -> list[ev.Event]:
     """Roll both sides of the next round: each side's dice, then its chains (R14)."""
-    source, nonce = dice()
     check.round += 1
+    dice.rounds += 1
     check.accepted = [False, False]
     check.sides = []
     events: list[ev.Event] = []
     for side, spec in enumerate(_specs(request)):
+        source, nonce = dice.for_side(side)
         rolled = start(spec, source)
         check.sides.append(rolled)
         events += dice_events(request.roll_id, rolled.dice, epoch, nonce, side, check.round)
@@ -195,13 +224,33 @@ def request_opposed(
         references=resolved.references,
         asked=resolved.asked,
     )
-    source = source_for(state, ctx, command.faces, command.salt)
-    dice = CommandDice(lambda: (source, request.nonce))
+    typed = None
+    if command.faces is not None:
+        typed = source_for(state, ctx, command.faces, command.salt)
+    seeded = source_for(state, ctx, None, command.salt)
+    typist = _typist_sides(state, request, ctx.actor)
+    dice = CommandDice(lambda: (seeded, request.nonce), typed, typist)
     check = Standing(0, [], left, [False, False])
     events: list[ev.Event] = [request, *_roll_round(request, check, dice, request.epoch)]
     events += _settle(request, check, dice, request.epoch)
-    finish_manual(source)
+    if typed is not None:
+        _finish_typed(typed, request, typist)
     return events
+
+
+def _finish_typed(typed: DiceSource, request: ev.RollRequested, typist: frozenset[int]) -> None:
+    """Refuse typed-in faces left over, naming a side the typist may not type for."""
+    others = [side_name(request, side) for side in SIDES if side not in typist]
+    try:
+        finish_manual(typed)
+    except ManualFacesError as error:
+        if not others:
+            raise
+        raise ManualFacesError(
+            f"{error}: faces typed in are only for your own side, in one round; "
+            f"{others[0]}'s dice are theirs, rolled by the server here, as is any round after "
+            "a tie"
+        ) from error
 
 
 def _turn(
@@ -240,10 +289,9 @@ def _later_dice(
         typed = source_for(state, ctx, faces, request.salt, request.client_seed)
     # Seeded dice are made only if the round ties: an accept that rolls none takes no nonce.
     return CommandDice(
-        lambda: (
-            typed or source_for(state, ctx, None, request.salt, request.client_seed),
-            nonce,
-        )
+        lambda: (source_for(state, ctx, None, request.salt, request.client_seed), nonce),
+        typed,
+        _typist_sides(state, request, ctx.actor),
     ), typed
 
 
@@ -263,8 +311,15 @@ def reroll_opposed(
         roll.roll_id, rolled.dice[len(current.dice) :], epoch, nonce, side, check.round
     )
     check.sides[side], check.left[side] = rolled, rolled.rerolls_left
-    events += _settle(request, check, CommandDice(lambda: (source, nonce)), epoch)
-    finish_manual(source)
+    typist = _typist_sides(state, request, ctx.actor)
+    if command.faces is None:
+        dice = CommandDice(lambda: (source, nonce))
+    else:
+        seeded = source_for(state, ctx, None, request.salt, request.client_seed)
+        dice = CommandDice(lambda: (seeded, nonce), source, typist)
+    events += _settle(request, check, dice, epoch)
+    if command.faces is not None:
+        _finish_typed(source, request, typist)
     return events, side == 0 and rolled.rerolls_left == 0
 
 
@@ -281,7 +336,7 @@ def accept_opposed(
     dice, typed = _later_dice(state, ctx, roll, command.faces)
     events += _settle(roll.request, check, dice, state.epoch.number)
     if typed is not None:
-        finish_manual(typed)
+        _finish_typed(typed, roll.request, _typist_sides(state, roll.request, ctx.actor))
     return events
 
 

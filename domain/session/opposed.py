@@ -42,6 +42,19 @@ def may_decide(session: SessionState, request: ev.RollRequested, side: int, acto
     return actor == roller if roller is not None else session.is_gm(actor)
 
 
+def typed_by(session: SessionState, roll: Roll, side: int, nonce: int | None) -> str:
+    """Return who typed in a manual die of a roll's side, drawn under ``nonce``.
+
+    A command's typed faces go only to the sides its actor decides (R6), so the request's
+    faces are its roller's, and any later command's are the side's own roller's; an NPC's
+    side is decided by any GM, whom the log does not name.
+    """
+    request = roll.request
+    if request.opponent is None or nonce == request.nonce:
+        return request.roller
+    return side_roller(session, request, side) or "a GM"
+
+
 def side_scope(session: SessionState, request: ev.RollRequested, side: int) -> RerollScope:
     """Return the scope of a side's allowance: its action's, or Effect for the other side."""
     return session.actions[request.action_id].scope if side == 0 else RerollScope.EFFECT

@@ -61,12 +61,13 @@ def dc_value(state: SessionState, origin: str | None, name: str) -> ev.SheetValu
 
 
 def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide) -> None:
-    """Refuse a number the requester chose for a player's side that has a sheet (R6).
+    """Refuse a number the requester chose for another member's side (R6).
 
     Each side's MODs are its own: the requester of an opposed check names the other side's
-    attribute (``1d20+@STR``), never its value. An NPC's side is the GMs' to state.
+    attribute (``1d20+@STR``), never its value, and a member with no sheet rolls their dice
+    as they are. An NPC's side is the GMs' to state.
     """
-    if opponent.name not in state.members or state.character_of(opponent.name) is None:
+    if opponent.name not in state.members or opponent.name in state.npc_names:
         return
     for token in tokenize(without_references(opponent.expression)):
         if token[0] == "number":

@@ -15,7 +15,13 @@ from diceledger.domain.hashchain import format_timestamp
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.modes import RollMode, hidden_text
-from diceledger.domain.session.opposed import rerolls_left, side_name, side_scope, waiting_side
+from diceledger.domain.session.opposed import (
+    rerolls_left,
+    side_name,
+    side_scope,
+    typed_by,
+    waiting_side,
+)
 from diceledger.domain.session.rolls import (
     die_records,
     replay_rounds,
@@ -28,14 +34,18 @@ from diceledger.domain.session.view_parts import side_sources, summands
 from diceledger.domain.session.visibility import Sight, Viewer, sight_of
 
 
-def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> list[JsonValue]:
-    rows: list[JsonValue] = []
+def _dice(
+    session: SessionState, roll: Roll, state: RollState, records: list[ev.DieRecord], side: int
+) -> list[JsonObject]:
+    """Return one side's dice of one round, each with who typed it in (None: the server's)."""
+    nonce_of = _by_index(records)
+    rows: list[JsonObject] = []
     for view in die_views(state):
         die = view.die
         record = nonce_of.get(die.index)
+        manual = die.draw.provenance.value == "manual"
         rows.append(
             {
-                **where,
                 "index": die.index,
                 "sides": die.sides,
                 "face": die.face,
@@ -45,6 +55,10 @@ def _dice(state: RollState, nonce_of: dict[int, ev.DieRecord], **where: int) -> 
                 "step": die.step,
                 "parent": die.parent,
                 "source": die.draw.provenance.value,
+                # Who typed a manual die in; None for the server's dice.
+                "typed_by": typed_by(session, roll, side, record.nonce if record else None)
+                if manual
+                else None,
                 "epoch": record.epoch if record else None,
                 "nonce": record.nonce if record else None,
                 "block": die.draw.block,
@@ -124,13 +138,13 @@ def sighted_roll_view(session: SessionState, roll: Roll, sight: Sight) -> JsonOb
     if request.opponent is None:
         state = replay_state(roll)
         view |= side_sources(request.side, request.median) | summands(state)
-        return view | {"dice": _dice(state, _by_index(die_records(roll)))}
+        return view | {"dice": [*_dice(session, roll, state, die_records(roll), 0)]}
     rounds = replay_rounds(roll)
     dice: list[JsonValue] = [
-        row
+        {"side": side, "side_name": side_name(request, side), "round": number, **row}
         for number, pair in enumerate(rounds, start=1)
         for side, state in enumerate(pair)
-        for row in _dice(state, _by_index(die_records(roll, side, number)), side=side, round=number)
+        for row in _dice(session, roll, state, die_records(roll, side, number), side)
     ]
     last = rounds[-1]
     resolved = roll.status == RESOLVED

@@ -174,14 +174,23 @@ def _accept(
     # The accept's round, if the check then ties, comes right after the tie.
     if len(upcoming) < 3 and not final:
         return None
-    tied, rolled = (list(upcoming[1:3]) + [None, None])[:2]
-    typed = (
-        isinstance(tied, ev.OpposedCheckTied)
-        and isinstance(rolled, ev.DiceRolled)
-        and rolled.roll_id == head.roll_id
-        and any(d.source == Provenance.MANUAL for d in rolled.dice[:1])
+    tied = upcoming[1] if len(upcoming) > 1 else None
+    # The typist's faces go to their own side only (R6): a manual die on any side of the
+    # fresh round shows the accept typed them.
+    typed = isinstance(tied, ev.OpposedCheckTied) and any(
+        d.source == Provenance.MANUAL for d in _round_dice(upcoming[2:], head.roll_id)
     )
     return Reading(head.by, cmd.Accept(head.roll_id, () if typed else None), None, head.roll_id)
+
+
+def _round_dice(upcoming: Sequence[ev.Event], roll_id: int) -> list[ev.DieRecord]:
+    """Return the dice of the round the events start with: its rolls and explosions."""
+    dice: list[ev.DieRecord] = []
+    for event in upcoming:
+        if not isinstance(event, ev.DiceRolled | ev.DieExploded) or event.roll_id != roll_id:
+            break
+        dice += event.dice if isinstance(event, ev.DiceRolled) else (event.die,)
+    return dice
 
 
 def _end(upcoming: Sequence[ev.Event], start: int) -> Reading | Gap | None:

@@ -9,7 +9,7 @@ from diceledger.domain.dice.engine import Reason, RollState
 from diceledger.domain.dice.request import DC_BASE
 from diceledger.domain.json import JsonObject, JsonValue
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.opposed import side_name
+from diceledger.domain.session.opposed import side_name, typed_by
 from diceledger.domain.session.rolls import die_records, replay_rounds, replay_state
 from diceledger.domain.session.state import Roll, SessionState
 from diceledger.domain.verification.derivation import matches, rederive
@@ -171,10 +171,15 @@ def resolution_steps(roll: Roll) -> list[str]:
 
 def _groups(roll: Roll) -> list[tuple[JsonObject, list[ev.DieRecord], RollState]]:
     """Return the roll's dice in groups that resolve together: one side of one round each."""
-    if roll.request.opponent is None:
+    request = roll.request
+    if request.opponent is None:
         return [({}, die_records(roll), replay_state(roll))]
     return [
-        ({"side": side, "round": number}, die_records(roll, side, number), state)
+        (
+            {"side": side, "side_name": side_name(request, side), "round": number},
+            die_records(roll, side, number),
+            state,
+        )
         for number, pair in enumerate(replay_rounds(roll), start=1)
         for side, state in enumerate(pair)
     ]
@@ -187,7 +192,19 @@ def _dice_rows(session: SessionState, roll: Roll) -> list[JsonValue]:
     rows: list[JsonValue] = []
     for where, records, state in _groups(roll):
         standing = {v.die.index: (v.counted, v.discarded) for v in die_views(state)}
-        rows += [{**where, **_row(r, standing.get(r.index), derived[id(r)])} for r in records]
+        side = where.get("side", 0)
+        assert isinstance(side, int)
+        rows += [
+            {
+                **where,
+                **_row(r, standing.get(r.index), derived[id(r)]),
+                # Who typed a die in (each side its own, R6); None for the server's dice.
+                "typed_by": typed_by(session, roll, side, r.nonce)
+                if r.source == "manual"
+                else None,
+            }
+            for r in records
+        ]
     return rows
 
 

@@ -83,6 +83,7 @@ class Requested(msgspec.Struct, frozen=True):
     mode: str
     opponent_rerolls_granted: int | None = None
     references: tuple[SheetRead, ...] = ()
+    roller: str = ""  # who rolled: a player sees their own gm and self rolls
 
 
 class Rolled(msgspec.Struct, frozen=True):

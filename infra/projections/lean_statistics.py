@@ -29,7 +29,7 @@ from diceledger.domain.projections.facts import (
     shape_of,
     shape_spec,
 )
-from diceledger.domain.projections.statistics import ALL, PUBLIC, Key
+from diceledger.domain.projections.statistics import ALL, OWN, PUBLIC, Key
 from diceledger.domain.session.rolls import Segment, replay_segments
 from diceledger.infra.codec import stat_records as rec
 from diceledger.infra.store.port import EventData, EventStore, event_data
@@ -287,20 +287,27 @@ class LeanStatisticsFold:
             shown, hidden = (None, BOTH) if request.mode == "self" else (ALL, PUBLIC)
         for name in players:
             player = name if played is None else played[name]  # or its character
-            if shown is not None:
-                sums = changes.of(stream_id, player, shown)
+            # Luck is a player's own: a roll they may not see (a GM's blind roll for them)
+            # is no part of it; what they see of their own hidden roll counts as ``own``.
+            sees = _sees(session, roll, name)
+            scopes = [shown] if shown is not None else []
+            if hidden is not None and sees and played is None:
+                scopes.append(OWN)
+                _count(changes.of(stream_id, player, OWN), "excluded.hidden", -sign)
+            for scope in scopes:
+                sums = changes.of(stream_id, player, scope)
                 if roll.voided:
                     _count(sums, "excluded.voided", sign)
                 elif request.opponent is None:
-                    self._single(sums, roll, sign)
+                    self._single(sums, roll, sign, lucky=sees or played is not None)
                 else:
-                    self._opposed(sums, roll, name, sign)
+                    self._opposed(sums, roll, name, sign, lucky=sees or played is not None)
             if hidden is not None:
                 _count(changes.of(stream_id, player, hidden), "excluded.hidden", sign)
 
     # A roll's figures are counted straight into the sums they change, times ``sign``.
 
-    def _single(self, sums: Counts, roll: _Roll, sign: int) -> None:
+    def _single(self, sums: Counts, roll: _Roll, sign: int, lucky: bool = True) -> None:
         request, resolution = roll.request, roll.resolution
         kind_metrics = _KIND_METRICS.get(request.kind) or _kind_metrics(request.kind)
         get = sums.get
@@ -310,11 +317,12 @@ class LeanStatisticsFold:
             won = bool(resolution.success)
             if won:
                 sums[kind_metrics[1]] = get(kind_metrics[1], 0) + sign
-            luck = check_luck(_shape(request, request.side), request.target, roll.allowance)
-            _count_luck(sums, luck, won, sign)
+            if lucky:
+                luck = check_luck(_shape(request, request.side), request.target, roll.allowance)
+                _count_luck(sums, luck, won, sign)
         self._count_dice(sums, roll, 0, sign)
 
-    def _opposed(self, sums: Counts, roll: _Roll, name: str, sign: int) -> None:
+    def _opposed(self, sums: Counts, roll: _Roll, name: str, sign: int, lucky: bool = True) -> None:
         request, resolution = roll.request, roll.resolution
         if type(resolution) is not rec.CheckDone or request.opponent is None:
             raise CorruptLogError(f"opposed roll {request.roll_id} resolved with no check")
@@ -325,7 +333,8 @@ class LeanStatisticsFold:
             _count(sums, "won.opposed", sign)
         ours, theirs = _shape(request, request.side), _shape(request, request.opponent)
         odds = opposed_luck(ours, theirs, roll.allowance, request.opponent_rerolls_granted or 0)
-        _count_luck(sums, None if odds is None else odds[side], won, sign)
+        if lucky:
+            _count_luck(sums, None if odds is None else odds[side], won, sign)
         self._count_dice(sums, roll, side, sign)
 
     def _count_dice(self, sums: Counts, roll: _Roll, side: int, sign: int) -> None:
@@ -421,6 +430,16 @@ def fold_log(items: Iterable[EventData], store: EventStore, by_character: bool =
     for item in items:
         fold.apply(item, changes)
     return changes
+
+
+def _sees(session: _Session, roll: _Roll, name: str) -> bool:
+    """Tell whether the member ``name`` may see the roll, as the one visibility rule says."""
+    mode, gm = roll.request.mode, session.members.get(name) == "gm"
+    if mode == "public" or roll.revealed:
+        return True
+    if mode == "self":
+        return name == roll.request.roller
+    return gm or (mode == "gm" and name == roll.request.roller)
 
 
 def _side_names(request: rec.Requested) -> list[str]:

@@ -359,3 +359,20 @@ def test_a_private_roll_streams_in_full_only_to_its_audience(
     assert others[0].json()["line"]["text"] == f"#{made['roll_id']} {reads}"
     assert all(e.json()["roll"]["status"] == "hidden" for e in others)
     assert all("1d20" not in e.data for e in others)  # type: ignore[operator]
+
+
+def test_the_self_rolls_the_end_shows_stream_live_as_reveals(served: tuple[Client, Table]) -> None:
+    client, table = served
+    check = {**CHECK, "mode": "self", "label": "omen", "faces": [11]}
+    made = client.post(f"/api/v1/sessions/{table.sid}/rolls", table.ann, check).json()
+    head = client.head(table.sid, table.gm)
+    with client.stream(table.sid, table.bob) as bob:
+        bob.events_through(head)
+        ended = client.post(f"/api/v1/sessions/{table.sid}/end", table.gm)
+        assert ended.status_code == 200, ended.text
+        head = client.head(table.sid, table.gm)
+        events = bob.events_through(head)
+        events += bob.events_through(head)  # the reveal follows the end, under its id
+    assert [e.event for e in events][-2:] == ["SessionEnded", "RollRevealed"]
+    shown = events[-1].json()["roll"]
+    assert (shown["roll_id"], shown["label"], shown["total"]) == (made["roll_id"], "omen", 16)

@@ -114,9 +114,10 @@ def _play(api: Generated) -> None:
     assert check.success in (True, False)
     save = roll(ann, {"kind": "save", "expression": "1d20", "dc": 2, "against": "poison"})
     assert save.target is not None
-    other_side = {"name": "ann", "expression": "1d20"}
-    duel: dict[str, Any] = {"kind": "opposed", "expression": "1d20", "for": "orc"}
-    duel |= {"faces": [15, 4], "vs": other_side}
+    # The GM types in the orc's die only: ann's is the server's, and never reaches 35.
+    other_side = {"name": "ann", "expression": "1d20n"}
+    duel: dict[str, Any] = {"kind": "opposed", "expression": "1d20+20", "for": "orc"}
+    duel |= {"faces": [15], "vs": other_side}
     assert roll(gm, duel).winner == "orc"
     hurt = roll(ann, {"kind": "damage", "expression": "2d6", "reroll": 1})
     assert hurt.status == "awaiting_rerolls"

@@ -12,13 +12,14 @@ def rolls(table: Table, roll_id: int, action: str) -> str:
 
 
 def test_r6_r11_each_side_rerolls_in_turn_over_http(api: Api, table: Table) -> None:
+    # ann types in her own die; bob's is the server's, until bob rerolls it with his own.
     body = {
         "kind": "opposed",
         "expression": "1d20+2",
         "reroll": 1,
         "reroll_scope": "effect",
         "vs": {"name": "bob", "expression": "1d20", "reroll": 1},
-        "faces": [3, 12],
+        "faces": [3],
     }
     answer = api.roll(table.sid, table.ann, body)
     assert answer.status_code == 201, answer.json()
@@ -35,32 +36,55 @@ def test_r6_r11_each_side_rerolls_in_turn_over_http(api: Api, table: Table) -> N
         rolls(table, 1, "reroll"), table.ann, {"dice": [0], "faces": [10]}, key=str(uuid.uuid4())
     ).json()
     assert (rerolled["waiting_for"], rerolled["rerolls_left"], rerolled["total"]) == ("bob", 1, 12)
-    # 12 all: bob's accept ties, and its typed-in faces give the fresh round, in which bob,
-    # whose reroll carries, waits again (ann has none left).
-    tied = api.post(rolls(table, 1, "accept"), table.bob, {"faces": [9, 4]})
-    assert tied.status_code == 200, tied.json()
-    assert (tied.json()["rounds"], tied.json()["waiting_for"]) == (2, "bob")
-    final = api.post(rolls(table, 1, "accept"), table.bob).json()
-    assert (final["status"], final["winner"], final["rounds"]) == ("resolved", "ann", 2)
+    final = api.post(
+        rolls(table, 1, "reroll"), table.bob, {"dice": [0], "faces": [4]}, key=str(uuid.uuid4())
+    ).json()
+    assert (final["status"], final["winner"], final["rounds"]) == ("resolved", "ann", 1)
     sides = [(c["name"], c["rerolls_spent"], c["total"]) for c in final["contestants"]]
-    assert sides == [("ann", 1, 11), ("bob", 0, 4)]
+    assert sides == [("ann", 1, 12), ("bob", 1, 4)]
+    # Every die names its side, its round and who typed it in (None: the server's).
+    typed = [
+        (d["side_name"], d["round"], d["reason"], d["typed_by"])
+        for d in final["dice"]
+        if d["reason"] != "explosion"
+    ]
+    assert typed == [
+        ("ann", 1, "initial", "ann"),
+        ("ann", 1, "reroll", "ann"),
+        ("bob", 1, "initial", None),
+        ("bob", 1, "reroll", "bob"),
+    ]
+
+
+def test_r6_a_player_cannot_type_in_the_other_sides_dice_over_http(api: Api, table: Table) -> None:
+    body = {
+        "kind": "opposed",
+        "expression": "1d20",
+        "vs": {"name": "bob", "expression": "1d20"},
+        "faces": [17, 2],
+    }
+    answer = api.roll(table.sid, table.ann, body)
+    assert answer.status_code == 422
+    assert "faces typed in are only for your own side" in answer.json()["detail"]
+    assert api.get(f"/api/v1/sessions/{table.sid}", token=table.ann).json()["rolls"] == []
 
 
 def test_r11_a_side_with_rerolls_left_waits_again_after_a_tie_over_http(
     api: Api, table: Table
 ) -> None:
+    # The GM types in both sides' dice: the other side is an NPC's (R6).
     body = {
         "kind": "opposed",
         "expression": "1d20+2",
         "reroll": 1,
-        "vs": {"name": "bob", "expression": "1d20"},
+        "vs": {"name": "orc", "expression": "1d20"},
         "faces": [10, 12],
     }
-    api.roll(table.sid, table.ann, body)
-    tied = api.post(rolls(table, 1, "accept"), table.ann, {"faces": [4, 6]}).json()
-    assert (tied["status"], tied["rounds"], tied["waiting_for"]) == ("awaiting_rerolls", 2, "ann")
-    last = api.post(rolls(table, 1, "reroll"), table.ann, {"dice": [0], "faces": [8]}, key="k1")
-    assert (last.json()["winner"], last.json()["total"]) == ("ann", 10)
+    api.roll(table.sid, table.gm, body)
+    tied = api.post(rolls(table, 1, "accept"), table.gm, {"faces": [4, 6]}).json()
+    assert (tied["status"], tied["rounds"], tied["waiting_for"]) == ("awaiting_rerolls", 2, "mira")
+    last = api.post(rolls(table, 1, "reroll"), table.gm, {"dice": [0], "faces": [8]}, key="k1")
+    assert (last.json()["winner"], last.json()["total"]) == ("mira", 10)
 
 
 def test_an_opposed_check_still_refuses_auto_reroll(api: Api, table: Table) -> None:

@@ -53,7 +53,7 @@ def test_every_state_changing_answer_carries_the_checkpoint_it_produced(
         ledger.data("bob", "accept", table, "3"),
         ledger.data("gm", "roll", table, "1d4", "--blind", "--faces", "1"),
         ledger.data("gm", "reveal", table, "4"),
-        ledger.data("ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--faces", "9,3"),
+        ledger.data("ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--faces", "9"),
         ledger.data("bob", "dispute", "open", table, "1", "--reason", "cocked"),
         ledger.data("gm", "dispute", "resolve", table, "1", "--uphold"),
         ledger.data("gm", "seed", "reveal", table),

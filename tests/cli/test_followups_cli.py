@@ -172,31 +172,31 @@ def test_r11_auto_reroll_lets_the_default_policy_decide(ledger: Ledger, table: s
 
 def test_r6_opposed_check_rolls_both_sides_and_names_the_winner(ledger: Ledger, table: str) -> None:
     roll = ledger.data(
-        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "12,5"
+        "gm", "opposed", table, "1d20+2", "--vs", "ogre", "1d20+1", "--faces", "12,5"
     )
     keys = ("name", "expression", "total", "rerolls_spent", "rerolls_left")
     named = [{key: c[key] for key in keys} for c in roll["contestants"]]
     no_rerolls = {"rerolls_spent": 0, "rerolls_left": 0}
     assert named == [
-        {"name": "ann", "expression": "1d20+2", "total": 14, **no_rerolls},
-        {"name": "bob", "expression": "1d20+1", "total": 6, **no_rerolls},
+        {"name": "gm", "expression": "1d20+2", "total": 14, **no_rerolls},
+        {"name": "ogre", "expression": "1d20+1", "total": 6, **no_rerolls},
     ]
     assert roll["waiting_for"] is None
-    assert (roll["winner"], roll["success"], roll["margin"], roll["rounds"]) == ("ann", True, 8, 1)
+    assert (roll["winner"], roll["success"], roll["margin"], roll["rounds"]) == ("gm", True, 8, 1)
     assert [(d["side"], d["round"], d["face"]) for d in roll["dice"]] == [(0, 1, 12), (1, 1, 5)]
-    out = ledger.ok("ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "3,5")
+    out = ledger.ok("gm", "opposed", table, "1d20+2", "--vs", "ogre", "1d20+1", "--faces", "3,5")
     assert out == (
-        "#2 ann opposed vs bob:\n"
-        "  round 1: ann 1d20 (3) + 2 = 5, bob 1d20 (5) + 1 = 6\n"
-        "  bob wins\n"
+        "#2 gm opposed vs ogre:\n"
+        "  round 1: gm 1d20 (3) + 2 = 5, ogre 1d20 (5) + 1 = 6\n"
+        "  ogre wins\n"
     )
 
 
 def test_r6_a_tie_rolls_a_new_round_and_keeps_both(ledger: Ledger, table: str) -> None:
     roll = ledger.data(
-        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20+1", "--faces", "10,11,15,3"
+        "gm", "opposed", table, "1d20+2", "--vs", "ogre", "1d20+1", "--faces", "10,11,15,3"
     )
-    assert (roll["rounds"], roll["winner"]) == (2, "ann")
+    assert (roll["rounds"], roll["winner"]) == (2, "gm")
     assert [(d["side"], d["round"], d["face"]) for d in roll["dice"]] == [
         (0, 1, 10),
         (1, 1, 11),
@@ -205,11 +205,11 @@ def test_r6_a_tie_rolls_a_new_round_and_keeps_both(ledger: Ledger, table: str) -
     ]
     assert "OpposedCheckTied" in ledger.event_types(table)
     shown = ledger.ok("bob", "session", "show", table)
-    assert "ann wins after 2 rounds" in shown
+    assert "gm wins after 2 rounds" in shown
 
 
 def test_r6_opposed_faces_take_each_sides_explosions_in_turn(ledger: Ledger, table: str) -> None:
-    roll = ledger.data("ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--faces", "20,3,5")
+    roll = ledger.data("gm", "opposed", table, "1d20", "--vs", "ogre", "1d20", "--faces", "20,3,5")
     assert [(d["side"], d["sides"], d["face"], d["reason"]) for d in roll["dice"]] == [
         (0, 20, 20, "initial"),
         (0, 20, 3, "explosion"),
@@ -220,11 +220,11 @@ def test_r6_opposed_faces_take_each_sides_explosions_in_turn(ledger: Ledger, tab
 
 def test_r7_r9_each_side_has_its_own_advantage_and_ease(ledger: Ledger, table: str) -> None:
     roll = ledger.data(
-        "ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--adv", "1", "--vs-dis", "1",
+        "gm", "opposed", table, "1d20", "--vs", "ogre", "1d20", "--adv", "1", "--vs-dis", "1",
         "--vs-eased", "3", "--faces", "4,9,17,8",
     )  # fmt: skip
     assert [c["total"] for c in roll["contestants"]] == [9, 11]
-    assert roll["winner"] == "bob"
+    assert roll["winner"] == "ogre"
 
 
 def test_r6_a_player_cannot_oppose_an_npc_but_a_gm_can(ledger: Ledger, table: str) -> None:
@@ -238,7 +238,7 @@ def test_r6_opposed_needs_two_sides_and_the_right_faces(ledger: Ledger, table: s
     assert ledger.refused("ann", "opposed", table, "1d20", "--vs", "ann", "1d20") == (
         "an opposed check needs two different sides"
     )
-    message = ledger.refused("ann", "opposed", table, "1d20", "--vs", "bob", "1d20", "--faces", "7")
+    message = ledger.refused("gm", "opposed", table, "1d20", "--vs", "ogre", "1d20", "--faces", "7")
     assert message == "not enough faces: die 2 (a d20) needs one more face"
     assert "--vs" in ledger.misused("ann", "opposed", table, "1d20")
 

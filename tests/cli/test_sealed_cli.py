@@ -142,11 +142,12 @@ def test_the_end_tying_a_hidden_opposed_check_between_visible_ones_verifies(
 ) -> None:
     # Three checks wait with their sides tied; the end rolls each a fresh round in roll
     # order, the hidden one's under a nonce the player cannot see: the last one skips it.
-    seen = ("1d4", "--vs", "bob", "1d4", "--reroll", "1", "--no-explode", "--faces", "3,3")
-    ledger.ok("ann", "opposed", table, *seen)
+    # The GM types in both sides' dice: the other side is an NPC's (R6).
+    seen = ("1d4", "--vs", "orc", "1d4", "--reroll", "1", "--no-explode", "--faces", "3,3")
+    ledger.ok("gm", "opposed", table, *seen)
     blind = ("1d4", "--vs", "orc", "1d4", "--blind", "--reroll", "1", "--no-explode")
     ledger.ok("gm", "opposed", table, *blind, "--faces", "2,2")
-    ledger.ok("ann", "opposed", table, *seen)
+    ledger.ok("gm", "opposed", table, *seen)
     ledger.ok("gm", "session", "end", table)
     path = tmp_path / "ann.jsonl"
     ledger.export("ann", table, path)

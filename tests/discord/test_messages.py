@@ -108,13 +108,14 @@ def test_modifiers_ease_and_labels_are_shown_and_escaped() -> None:
 
 def test_an_opposed_check_shows_each_round_and_the_winner() -> None:
     app, sid = table("ann", "bob")
+    # The GM types in both sides' dice: the other side is an NPC's (R6).
     command = cmd.RequestOpposed(
-        CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20+1"), faces=(10, 11, 15, 3)
+        CheckSide("gm", "1d20+2"), CheckSide("orc", "1d20+1"), faces=(10, 11, 15, 3)
     )
-    text = text_of(app.request_roll("ann", sid, command))
-    assert "round 1: ann 1d20 (10) + 2 = 12 · bob 1d20 (11) + 1 = 12 · tie" in text
-    assert "round 2: ann 1d20 (15) + 2 = 17 · bob 1d20 (3) + 1 = 4" in text
-    assert text.endswith("**ann wins** after 2 rounds\n" + LINKS.roll_line(sid, 1))
+    text = text_of(app.request_roll("gm", sid, command))
+    assert "round 1: gm 1d20 (10) + 2 = 12 · orc 1d20 (11) + 1 = 12 · tie" in text
+    assert "round 2: gm 1d20 (15) + 2 = 17 · orc 1d20 (3) + 1 = 4" in text
+    assert text.endswith("**gm wins** after 2 rounds\n" + LINKS.roll_line(sid, 1))
 
 
 def test_a_roll_too_long_for_one_message_is_cut_between_dice_and_keeps_its_total() -> None:

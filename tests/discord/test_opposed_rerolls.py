@@ -75,7 +75,7 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
     discord_table: DiscordTable, seated: str
 ) -> None:
     rolled = discord_table.discord.run(
-        ANN, "opposed", expression="1d20+2", vs="bob", vs_expression="1d20+1", reroll=1,
+        ANN, "opposed", expression="1d20+2", vs="bob", vs_expression="1d20", reroll=1,
         vs_reroll=1,
     )  # fmt: skip
     text = content(rolled)
@@ -92,8 +92,8 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
 
     second = click(discord_table, BOB, reroll_button(first, "bob"))
     assert second["type"] == 7 and second["data"]["components"] == []
-    assert "\n**ann wins**" in content(second)  # both spent: compared (21 against 3)
-    assert re.search(rf"· bob 1d20 \({DIE}\) \+ 1 = \d+", content(second))
+    assert "\n**ann wins**" in content(second)  # both spent: compared (21 against 2)
+    assert re.search(rf"· bob 1d20 \({DIE}\) = \d+", content(second))
     rerolls = [
         record.data["side"]
         for record in discord_table.store.read_stream(seated)
@@ -101,7 +101,7 @@ def test_both_sides_reroll_in_turn_by_their_own_members_clicks(
     ]
     assert rerolls == [0, 1]  # the request's side first (R14)
     history = content(discord_table.discord.run(ANN, "history"))
-    assert "**#1** ann opposed: ann 21 vs bob 3: ann wins" in history
+    assert "**#1** ann opposed: ann 21 vs bob 2: ann wins" in history
     discord_table.discord.run(MIRA, "end")
     result = verify_with_cli(discord_table.url, seated)
     assert result.exit_code == 0, result.output
@@ -239,26 +239,44 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
     sid = app.start_session("gm", "Tomb of Ash").session_id
     for name in ("ann", "bob"):
         app.join(name, sid, cmd.JoinSession(name))
+    # The GM types in both sides' dice: the other side is an NPC's (R6).
     command = cmd.RequestOpposed(
-        CheckSide("ann", "1d20+2"),
-        CheckSide("bob", "1d20+1"),
+        CheckSide("gm", "1d20+2"),
+        CheckSide("orc", "1d20+1"),
         rerolls=1,
         opponent_rerolls=1,
         faces=(10, 11),
     )
-    app.request_roll("ann", sid, command)
-    app.accept("ann", sid, 1)
-    result = app.accept("bob", sid, 1, faces=(4, 9))  # 12 against 12: a fresh round
+    app.request_roll("gm", sid, command)
+    app.accept("gm", sid, 1)
+    result = app.accept("gm", sid, 1, faces=(4, 9))  # 12 against 12: a fresh round
     assert isinstance(result.roll, ShownRoll)
     message = roll_message(result.roll, LINKS)
     lines = message.content.split("\n")
-    assert lines[2:5] == [
-        "round 1: ann 1d20 (10) + 2 = 12 · bob 1d20 (11) + 1 = 12 · tie",
-        "round 2: ann 1d20 (4) + 2 = 6 · bob 1d20 (9) + 1 = 10",
-        "awaiting **ann**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
+    assert lines[2:6] == [
+        "round 1: gm 1d20 (10) + 2 = 12 · orc 1d20 (11) + 1 = 12 · tie",
+        "round 2: gm 1d20 (4) + 2 = 6 · orc 1d20 (9) + 1 = 10",
+        "typed in: round 1 gm by gm · round 1 orc by gm · round 2 gm by gm · round 2 orc by a GM",
+        "awaiting **gm**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
     ]
     ids = {button.label: button.custom_id for row in message.rows for button in row}
     assert ids == {
-        "Accept (ann)": f"dl:accept:{sid}:1:0:2",
-        "Reroll ann's d20 #0 (4)": f"dl:reroll:{sid}:1:0:0:2",
+        "Accept (gm)": f"dl:accept:{sid}:1:0:2",
+        "Reroll gm's d20 #0 (4)": f"dl:reroll:{sid}:1:0:0:2",
     }
+
+
+def test_r6_a_message_names_who_typed_in_each_sides_dice() -> None:
+    app = in_memory()
+    sid = app.start_session("gm", "Tomb of Ash").session_id
+    for name in ("ann", "bob"):
+        app.join(name, sid, cmd.JoinSession(name))
+    # ann types in her own die; bob, holding a reroll, types in his new one.
+    duel = cmd.RequestOpposed(
+        CheckSide("ann", "1d20+30"), CheckSide("bob", "1d20n"), opponent_rerolls=1, faces=(10,)
+    )
+    app.request_roll("ann", sid, duel)
+    result = app.reroll("bob", sid, cmd.Reroll(1, (0,), faces=(4,)))
+    assert isinstance(result.roll, ShownRoll)
+    lines = roll_message(result.roll, LINKS).content.split("\n")
+    assert "typed in: round 1 ann by ann · round 1 bob by bob" in lines

@@ -337,7 +337,7 @@ def test_a_session_played_on_discord_verifies_with_the_cli(
     rolled = run(BOB, "roll", expression="2d6+1d4", reroll=1, eased="2:bless")
     discord_table.discord.deliver(discord_table.discord.click(BOB, buttons(rolled)["Accept"]))
     run(ANN, "save", expression="1d20+1", against="banshee wail", dc="3:WIS", median=True)
-    run(BOB, "opposed", expression="1d20+2", vs="ann", vs_expression="1d20+1")
+    run(BOB, "opposed", expression="1d20+2", vs="ann", vs_expression="1d20")
     run(MIRA, "blind", expression="1d20", kind="check", target=12)
     run(MIRA, "reveal", roll=5)
     run(ANN, "dispute", roll=2, reason="too lucky")

@@ -43,7 +43,8 @@ def played(tmp_path: Path) -> tuple[Application, str]:
     app.request_roll("bob", sid, check((19,), 18))  # 3
     app.request_roll("ann", sid, cmd.RequestRoll(RollKind.DAMAGE, "1d6", faces=(4,)))  # 4
     app.request_roll("gm", sid, check((5,), 12, blind=True, on_behalf_of="ann"))  # 5: hidden
-    opposed = cmd.RequestOpposed(CheckSide("bob", "1d20"), CheckSide("ann", "1d20"), faces=(7, 9))
+    # bob types in his own die only (R6); ann's is the server's, and beats -23 whatever it shows.
+    opposed = cmd.RequestOpposed(CheckSide("bob", "1d20n-30"), CheckSide("ann", "1d20"), faces=(7,))
     app.request_roll("bob", sid, opposed)  # 6: ann wins
     app.open_dispute("bob", sid, 3, "fell off")
     app.resolve_dispute("gm", sid, cmd.ResolveDispute(3, cmd.Ruling.VOIDED))  # 3 is void
@@ -71,6 +72,7 @@ def test_checks_come_in_the_order_rolled_without_void_or_hidden_ones(
     assert [step.roll_id for step in ann["ann"]] == [1, 2, 6]
     assert [step.won for step in ann["ann"]] == [True, False, True]
     assert [step.roll_id for step in ann["bob"]] == [6]  # roll 3 was voided
-    assert [step.roll_id for step in app.luck("gm", sid).series["ann"]] == [1, 2, 5, 6]
+    # Roll 5 is the GM's blind roll for ann: the GM sees it, yet it is not her luck.
+    assert [step.roll_id for step in app.luck("gm", sid).series["ann"]] == [1, 2, 6]
     first = ann["ann"][0]
     assert first.chance == pytest.approx(12 / 20)  # 1d20+1 >= 10: faces 9 to 20

@@ -19,7 +19,9 @@ from diceledger.infra.codec.events import from_record
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 
-DUEL = (CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20"))
+# bob's die is the server's (R6: ann types in only her own side's); it never explodes, so
+# his dice keep their indexes whatever it shows.
+DUEL = (CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20n"))
 
 
 def play(*commands: tuple[str, cmd.Command], end: bool = True) -> list[RecordedEvent]:
@@ -81,7 +83,7 @@ def test_a_forged_face_on_the_other_sides_reroll_fails_its_derivation() -> None:
 def test_r11_a_forged_reroll_beyond_a_sides_allowance_fails_verify() -> None:
     # Bob holds one reroll and spends it; the check resolves. A forger adds a second.
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, opponent_rerolls=1, faces=(15, 3))),
+        ("ann", cmd.RequestOpposed(*DUEL, opponent_rerolls=1, faces=(15,))),
         ("bob", cmd.Reroll(1, (0,), faces=(10,))),
         end=False,
     )
@@ -118,7 +120,7 @@ def test_r11_a_forged_reroll_beyond_a_sides_allowance_fails_verify() -> None:
 
 def test_r11_an_accept_by_the_other_sides_player_fails_verify() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15, 3))),
+        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15,))),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Accept(1)),
         ("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(2,))),
@@ -141,7 +143,7 @@ def test_r11_an_accept_by_the_other_sides_player_fails_verify() -> None:
 
 def test_r14_the_other_side_rerolling_before_the_request_side_fails_verify() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15, 3))),
+        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15,))),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Reroll(1, (0,), faces=(9,))),
         end=False,
@@ -157,7 +159,17 @@ def test_r14_the_other_side_rerolling_before_the_request_side_fails_verify() -> 
 
 def test_the_end_of_a_session_with_a_tied_waiting_check_verifies() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(10, 12)))
+        # The GM types in both sides' dice: the other side is an NPC's (R6).
+        (
+            "gm",
+            cmd.RequestOpposed(
+                CheckSide("gm", "1d20+2"),
+                CheckSide("orc", "1d20"),
+                rerolls=1,
+                opponent_rerolls=1,
+                faces=(10, 12),
+            ),
+        )
     )
     first = index_of(records, "RollAccepted")
     assert [r.event_type for r in records[first : first + 4]] == [
@@ -194,7 +206,9 @@ def downgraded(records: list[RecordedEvent]) -> list[RecordedEvent]:
 def test_a_version_1_opposed_check_in_an_action_with_rerolls_left_still_verifies() -> None:
     # Release 1 resolved every opposed check at once, even in an action with rerolls left.
     check = cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id="grab", rerolls=2, faces=(2,))
-    legacy = cmd.RequestOpposed(*DUEL, action_id="grab", opponent_rerolls=None, faces=(3, 12))
+    # ann's 33 beats any face of bob's, so no tie asks for more of her typed-in dice.
+    sides = (CheckSide("ann", "1d20+30"), CheckSide("bob", "1d20n"))
+    legacy = cmd.RequestOpposed(*sides, action_id="grab", opponent_rerolls=None, faces=(3,))
     records = downgraded(play(("ann", check), ("ann", cmd.Accept(1)), ("ann", legacy), end=False))
     assert {r.schema_version for r in records if r.event_type == "RollRequested"} == {1}
     report = verify_records(records, from_record)

@@ -79,12 +79,14 @@ def _roll_until(table: Cli, actor: str, args: tuple[str, ...], wanted: Callable[
 
 def _opposed_with_rerolls(table: Cli, sid: str) -> None:
     """Opposed checks whose sides reroll: a seeded reroll of the other side, and an accept
-    whose tied round is drawn under a nonce of its own (12 all, typed in)."""
+    whose tied round is drawn under a nonce of its own (12 all, typed in by the GM, who
+    decides both sides against an NPC)."""
     sides = ("opposed", sid, "1d20+2", "--vs", "bob", "1d20", "--reroll", "1")
-    first = table.data("ann", *sides, "--vs-reroll", "1", "--faces", "10,12")["roll_id"]
+    first = table.data("ann", *sides, "--vs-reroll", "1", "--faces", "10")["roll_id"]
     table.run("ann", "accept", sid, str(first))
     table.run("bob", "reroll", sid, str(first), "--die", "0")
-    second = table.data("ann", *sides, "--faces", "10,12")["roll_id"]
+    npc = ("opposed", sid, "1d20+2", "--vs", "orc", "1d20", "--reroll", "1")
+    second = table.data("gm", *npc, "--faces", "10,12")["roll_id"]
     for roll_id in (first, second):
         roll = table.data("ann", "session", "show", sid)["rolls"][roll_id - 1]
         for _ in range(TRIES):  # each tie is a fresh round whose sides accept again
@@ -110,7 +112,7 @@ def play_session(folder: Path) -> PlayedSession:
     waiting = table.data("gm", "session", "show", sid)["rolls"][-1]["roll_id"]
     table.run("bob", "reroll", sid, str(waiting), "--die", "0")
     table.run("bob", "reroll", sid, str(waiting), "--die", "1", "--die", "2")
-    table.run("ann", "opposed", sid, "1d20", "--vs", "bob", "1d20", "--faces", "10,10,5,3")
+    table.run("gm", "opposed", sid, "1d20", "--vs", "orc", "1d20", "--faces", "10,10,5,3")
     table.run("ann", "roll", sid, "2d6+1", "--faces", "3,6,6,2")
     table.run("gm", "seed", "reveal", sid)
     table.run("ann", "check", sid, "1d20+2", "--target", "10", "--eased", "1:bless")

@@ -296,3 +296,29 @@ def test_any_allowed_name_is_revoked_and_promoted_from_the_gm_panel(api: Api, na
     assert revoked.status_code == 200 and revoked.json()["name"] == name, revoked.text
     promoted = gm.post(panel_path(session_id, name, "co-gm"), headers=headers)
     assert promoted.status_code == 200 and promoted.json()["role"] == "gm", promoted.text
+
+
+def test_r6_the_gm_panels_review_names_each_dies_side_round_and_typist(api: Api) -> None:
+    gm = browser(api)
+    session_id = open_session(gm)
+    people = {name: browser(api) for name in ("ann", "bob")}
+    for name, client in people.items():
+        join(client, invite_path(gm, session_id), name)
+    rolls = f"/api/v1/sessions/{session_id}/rolls"
+    page = {"X-Requested-With": "diceledger"}
+    duel = {
+        "kind": "opposed",
+        "expression": "1d20+30",
+        "vs": {"name": "bob", "expression": "1d20n"},
+        "faces": [17],
+    }
+    made = people["ann"].post(rolls, json=duel, headers=page | {"Idempotency-Key": "duel"})
+    assert made.status_code == 201, made.text
+    dispute = {"reason": "who typed what?"}
+    key = {"Idempotency-Key": "dispute"}
+    opened = people["bob"].post(f"{rolls}/1/dispute", json=dispute, headers=page | key)
+    assert opened.status_code == 201, opened.text
+    panel = gm.get(f"/s/{session_id}/gm").text
+    assert "<td>ann, round 1</td>" in panel and "<td>bob, round 1</td>" in panel
+    assert "typed in by ann (cannot be verified)" in panel
+    assert "typed in by bob" not in panel  # bob's die is the server's

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from diceledger.cli.serve_demo import DemoTable, prepare_demo
+from diceledger.domain.dice.request import RollKind, Target
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.modes import RollMode
 from tests.web.live_server import LiveServer, free_port, live_server
 from tests.web.people import Person
 
@@ -102,3 +105,75 @@ def test_each_page_fits_its_screen_and_loads_only_from_its_own_server(
         lambda: re.search(r"#\d+ the GM rolled blind|ghoul", gm.text("#dice-log")),
         "the log never showed the GM's blind roll",
     )
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, str]]:
+    """A table of typed-in dice, so its pictures are the same at every run: ann's damage
+    with a reroll to choose, her roll for the GM's eyes, bram's check voided with a note."""
+    folder = tmp_path_factory.mktemp("pictures")
+    with live_server(f"sqlite:///{folder / 'pictures.sqlite'}") as server:
+        app = server.services.app
+        sid = app.start_session("mira", "Tomb of Ash").session_id
+        for name in ("ann", "bram"):
+            app.join(name, sid, cmd.JoinSession(name))
+        damage = cmd.RequestRoll(RollKind.DAMAGE, "2d6+2", rerolls=1, faces=(2, 5))
+        app.request_roll("ann", sid, damage)
+        sneak = cmd.RequestRoll(
+            RollKind.CHECK, "1d20+3", target=Target(14), mode=RollMode.GM, label="sneak",
+            faces=(16,),
+        )  # fmt: skip
+        app.request_roll("ann", sid, sneak)
+        climb = cmd.RequestRoll(RollKind.CHECK, "1d20+1", target=Target(12), faces=(4,))
+        app.request_roll("bram", sid, climb)
+        app.open_dispute("bram", sid, 3, "the die fell off the table")
+        note = "It left the table: roll it again."
+        app.resolve_dispute("mira", sid, cmd.ResolveDispute(3, cmd.Ruling.VOIDED, note))
+        yield server, sid
+
+
+def picture(person: Person, path: Path) -> None:
+    person.driver.save_screenshot(str(path))
+    assert path.stat().st_size > 1000
+
+
+def signed_in(
+    open_browser: OpenBrowser, server: LiveServer, sid: str, name: str, width: int
+) -> Person:
+    person = Person(name, open_browser(width=width, height=HEIGHTS[width]), server.url)
+    access = server.services.access
+    person.open(f"/sign-in/{access.sign_in_code(access.as_owner(sid, name)).code}")
+    person.click("form button[type=submit]")
+    person.until(lambda: "/s/" in person.driver.current_url)
+    person.open(f"/s/{sid}")
+    person.wait_log_loaded()
+    return person
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_readmes_pictures_of_play_as_a_player_sees_it(
+    open_browser: OpenBrowser, played: tuple[LiveServer, str], width: int, tmp_path: Path
+) -> None:
+    server, sid = played
+    folder = Path(os.environ.get("DICELEDGER_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    ann = signed_in(open_browser, server, sid, "ann", width)
+    ann.wait_roll(1, "1 reroll left")
+    picture(ann, folder / f"roll-bar-{width}.png")
+    pick = ann.all("#roll-1 .die-pick")[0]
+    ann.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", pick)
+    pick.click()
+    ann.until(lambda: pick.get_attribute("aria-pressed") == "true", "the die to be pressed")
+    picture(ann, folder / f"reroll-{width}.png")
+    bram = signed_in(open_browser, server, sid, "bram", width)
+    text = bram.wait_roll(2, "ann rolled privately")
+    assert "sneak" not in text and "16" not in text
+    bram.driver.execute_script(
+        "document.getElementById('roll-2').scrollIntoView({block: 'center'});"
+    )
+    picture(bram, folder / f"private-{width}.png")
+    bram.wait_roll(3, "It left the table: roll it again.")
+    bram.driver.execute_script(
+        "document.getElementById('roll-3').scrollIntoView({block: 'center'});"
+    )
+    picture(bram, folder / f"ruling-{width}.png")

@@ -162,12 +162,15 @@ def test_an_opposed_check_that_ties_is_rolled_again(table: Table) -> None:
     ann.wait_text("#roll-vs-name-error", "only a GM may roll for the NPC 'goblin'")
     assert ann.find("#roll-vs-name").get_attribute("aria-invalid") == "true"
     ann.type("#roll-vs-name", "bob")
+    # ann may type in her own die, never bob's (R6): faces for his side are refused.
     ann.type("#roll-faces", "10,10,15,3")
     ann.submit_roll()
+    ann.wait_text("#roll-faces-error", "faces typed in are only for your own side")
+    ann.type("#roll-faces", "10")
+    ann.submit_roll()
     for person in (ann, table.gm, table.bob):
-        text = person.wait_roll(3, "ann wins after 2 rounds")
-        assert "Round 1: ann 10, bob 10" in text and "tie: both roll again" in text
-        assert "Round 2: ann 15, bob 3" in text
+        text = person.wait_roll(3, "Round 1: ann 10, bob ", "typed in by ann")
+        assert "typed in by bob" not in text  # bob's die is the server's
     assert not ann.all("#roll-vs-name-error:not([hidden])")
 
 

@@ -80,7 +80,7 @@ def test_an_honest_export_verifies_in_the_browser_with_the_command_lines_counts(
     report = browser_report(page, path)
     assert report == command_line_report(path)
     assert report["ok"] is True
-    assert report["manual_dice"] == 12
+    assert report["manual_dice"] == 11
 
 
 def test_after_the_end_every_seeded_die_is_derived_again(

@@ -239,6 +239,7 @@ def _dice_lines(shown_roll: ShownRoll, room: int) -> list[str]:
     shown = rounds[:ROUNDS_SHOWN]
     more = len(rounds) - len(shown)
     note = [f"… and {more} more rounds on the table"] if more else []
+    note += _typed_note(shown_roll, len(shown))
     each = (room - sum(len(line) + 1 for line in note)) // len(shown) - 1
     first_name = escape(clip(request.side.name, NAME))
     second_name = escape(clip(request.opponent.name, NAME))
@@ -254,6 +255,25 @@ def _dice_lines(shown_roll: ShownRoll, room: int) -> list[str]:
         right = f"{second_name} {_single_line(second, half)}"
         lines.append(finish(f"{head}{left} · {right}{tie}"))
     return lines + note
+
+
+def _typed_note(shown_roll: ShownRoll, rounds: int) -> list[str]:
+    """Return a line naming who typed in which side's dice of the rounds shown (R6)."""
+    typed: dict[tuple[int, str], str] = {}
+    dice = shown_roll.view.get("dice")
+    for die in dice if isinstance(dice, list) else []:
+        if not isinstance(die, dict) or die.get("typed_by") is None:
+            continue
+        number, side, typist = die.get("round"), die.get("side_name"), die.get("typed_by")
+        if isinstance(number, int) and number <= rounds and isinstance(side, str):
+            typed.setdefault((number, side), str(typist))
+    if not typed:
+        return []
+    parts = [
+        f"round {number} {escape(clip(side, NAME))} by {escape(clip(typist, NAME))}"
+        for (number, side), typist in typed.items()
+    ]
+    return [finish("typed in: " + " · ".join(parts))]
 
 
 def _single_line(state: RollState, room: int) -> str:

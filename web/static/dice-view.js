@@ -55,7 +55,8 @@ function note(die, byIndex) {
   if (die.reason === "reroll") notes.push(`reroll of #${die.parent}`);
   if (die.discarded) notes.push("rerolled away");
   else if (!die.counted) notes.push("not counted");
-  if (die.source === "manual") notes.push("typed in");
+  // In an opposed check each side types in its own dice: say whose hands they came from.
+  if (die.source === "manual") notes.push(die.side_name && die.typed_by ? `typed in by ${die.typed_by}` : "typed in");
   return notes.join(", ");
 }
 

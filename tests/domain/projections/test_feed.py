@@ -13,7 +13,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
 from diceledger.domain.session.views import roll_view
 from diceledger.domain.session.visibility import hidden_from
-from tests.domain.projections.script import Script
+from tests.domain.projections.script import SEED, Script
 from tests.domain.projections.test_timeline import played
 
 BLIND_CHECK = cmd.RequestRoll(
@@ -129,3 +129,22 @@ def test_the_reveal_carries_the_revealed_roll_to_the_player() -> None:
     assert revealed.line.text == "#1 blind roll revealed by gm" and not revealed.line.hidden
     assert revealed.roll == roll_view(script.state, script.state.rolls[1], "gm")
     assert revealed.roll is not None and revealed.roll["label"] == "sneaks past"
+
+
+def test_the_end_feeds_each_self_roll_it_shows_as_a_reveal_with_the_roll_in_full() -> None:
+    script = Script.table("ann", "bob")
+    own = cmd.RequestRoll(RollKind.EFFECT, "1d6", mode=RollMode.SELF, label="omen", faces=(4,))
+    script.do("ann", own)
+    feeds = {viewer: Feed(viewer) for viewer in ("ann", "bob", "gm")}
+    for feed in feeds.values():
+        feed.extend(script.log)
+    ended = script.do("gm", cmd.EndSession(SEED))
+    for viewer in ("bob", "gm"):
+        items = feeds[viewer].extend(ended)
+        assert [i.event for i in items][-2:] == ["SessionEnded", "RollRevealed"], viewer
+        shown = items[-1]
+        assert shown.version == items[-2].version and shown.line.roll_id == 1
+        assert shown.roll is not None and shown.roll["label"] == "omen", viewer
+        assert shown.line.text == "#1 self roll shown at the end of the session"
+    # ann saw her roll all along: nothing new to show her.
+    assert [i.event for i in feeds["ann"].extend(ended)][-1] == "SessionEnded"

@@ -18,6 +18,7 @@ from diceledger.domain.projections.report import (
 )
 from diceledger.domain.projections.statistics import StatisticsFold, Tally, fold_statistics
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import CheckSide
 from diceledger.domain.session.modes import RollMode
 from tests.domain.projections.script import Script, interleave
@@ -136,10 +137,42 @@ def test_blind_rolls_stay_out_of_a_players_view_until_revealed_and_the_gm_sees_t
     assert (ann.groups["outcomes"]["made"], ann.groups["excluded"]["hidden"]) == (4, 0)
 
 
+def test_a_players_own_gm_and_self_rolls_count_in_their_own_figures_only() -> None:
+    script = ann_three_checks()
+    for mode in (RollMode.GM, RollMode.SELF):
+        check = cmd.RequestRoll(RollKind.CHECK, "1d20", target=Target(11), mode=mode, faces=(18,))
+        script.do("ann", check)
+    # ann sees both of hers; bob sees neither; a GM sees the gm roll, not the self roll.
+    for viewer, made, hidden in (("ann", 5, 0), ("bob", 3, 2), ("gm", 4, 1)):
+        ann = reports(script.log, viewer)[("tomb-1a2b3c", "ann")]
+        assert ann.groups["outcomes"]["made"] == made, viewer
+        assert ann.groups["excluded"]["hidden"] == hidden, viewer
+        assert ann.groups["luck"]["rated"] == made, viewer
+    script.do("gm", cmd.RevealRoll(4))
+    for viewer, made in (("ann", 5), ("bob", 4), ("gm", 4)):
+        assert reports(script.log, viewer)[("tomb-1a2b3c", "ann")].groups["outcomes"]["made"] == (
+            made
+        )
+
+
+def test_a_gms_blind_roll_for_a_player_is_no_part_of_their_luck() -> None:
+    script = ann_three_checks()
+    blind = cmd.RequestRoll(
+        RollKind.CHECK, "1d20", target=Target(11), mode=RollMode.BLIND, on_behalf_of="ann",
+        faces=(18,),
+    )  # fmt: skip
+    script.do("gm", blind)
+    ann = reports(script.log, "gm")[("tomb-1a2b3c", "ann")]
+    assert ann.groups["outcomes"]["made"] == 4  # the GM sees the check was made
+    assert ann.groups["luck"]["rated"] == 3  # but ann never saw it: not her luck
+
+
 def test_r6_opposed_checks_count_for_both_members_and_not_for_npcs() -> None:
     script = Script.table("ann", "bob")
-    duel = cmd.RequestOpposed(CheckSide("ann", "1d20"), CheckSide("bob", "1d20"), faces=(14, 9))
+    # ann types in her own die; bob's is the server's (a fixed seed here: 12, at nonce 1).
+    duel = cmd.RequestOpposed(CheckSide("ann", "1d20"), CheckSide("bob", "1d20"), faces=(14,))
     script.do("ann", duel)
+    assert bobs_first_die(script) == 12
     script.do(
         "gm", cmd.RequestOpposed(CheckSide("bob", "1d20"), CheckSide("orc", "1d20"), faces=(4, 7))
     )
@@ -160,9 +193,10 @@ def test_r6_r11_each_side_of_an_opposed_check_counts_its_own_rerolls_and_gain() 
         CheckSide("bob", "1d20"),
         rerolls=1,
         opponent_rerolls=2,
-        faces=(3, 12),
+        faces=(3,),
     )
-    script.do("ann", duel)
+    script.do("ann", duel)  # bob's die is the server's: 12 from the fixed seed
+    assert bobs_first_die(script) == 12
     script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))  # 5 -> 12
     script.do("bob", cmd.Reroll(1, (0,), faces=(8,)))  # 12 -> 8
     script.do("bob", cmd.Accept(1))  # ann wins, 12 to 8
@@ -179,16 +213,26 @@ def test_r6_r11_each_side_of_an_opposed_check_counts_its_own_rerolls_and_gain() 
 
 def test_r6_r11_rerolls_a_side_spends_in_several_rounds_all_count() -> None:
     script = Script.table("ann", "bob")
+    # The GM rolls ann's side against an NPC, so the GM types in both sides' dice (R6).
     duel = cmd.RequestOpposed(
-        CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20"), rerolls=2, faces=(3, 12)
+        CheckSide("ann", "1d20+2"), CheckSide("orc", "1d20"), rerolls=2, faces=(3, 12)
     )
-    script.do("ann", duel)
-    script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))  # 5 -> 12, a tie so far
-    script.do("ann", cmd.Accept(1, faces=(4, 9)))  # tied: round 2, 6 against 9
-    script.do("ann", cmd.Reroll(1, (0,), faces=(9,)))  # 6 -> 11: ann wins
+    script.do("gm", duel)
+    script.do("gm", cmd.Reroll(1, (0,), faces=(10,)))  # 5 -> 12, a tie so far
+    script.do("gm", cmd.Accept(1, faces=(4, 9)))  # tied: round 2, 6 against 9
+    script.do("gm", cmd.Reroll(1, (0,), faces=(9,)))  # 6 -> 11: ann wins
     ann = reports(script.log, "gm")[("tomb-1a2b3c", "ann")]
     assert ann.groups["rerolls"] == {"spent": 2, "gain": 12, "mean_gain": 6.0}
     assert ann.groups["outcomes"]["opposed_won"] == 1
+
+
+def bobs_first_die(script: Script) -> int:
+    """Return the face of the first die of the other side of roll 1."""
+    return next(d.face for e in script.state.rolls[1].dice if e.side == 1 for d in die_of(e))
+
+
+def die_of(event: ev.DiceRolled | ev.DieExploded | ev.DieRerolled) -> tuple[ev.DieRecord, ...]:
+    return event.dice if isinstance(event, ev.DiceRolled) else (event.die,)
 
 
 def duel_specs(first: str, second: str) -> tuple[RollSpec, RollSpec]:

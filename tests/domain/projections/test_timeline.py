@@ -165,32 +165,33 @@ def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None
 
 def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round() -> None:
     script = Script.table("ann", "bob")
+    # The GM types in both sides' dice only because the other side is an NPC (R6).
     duel = cmd.RequestOpposed(
-        ev.CheckSide("ann", "1d20+2"),
-        ev.CheckSide("bob", "1d20"),
+        ev.CheckSide("gm", "1d20+2"),
+        ev.CheckSide("orc", "1d20"),
         rerolls=1,
         opponent_rerolls=1,
         faces=(3, 12),
     )
-    script.do("ann", duel)
-    script.do("ann", cmd.Reroll(1, (0,), faces=(10,)))
-    script.do("bob", cmd.Accept(1, faces=(9, 4)))
+    script.do("gm", duel)
+    script.do("gm", cmd.Reroll(1, (0,), faces=(10,)))
+    script.do("gm", cmd.Accept(1, faces=(9, 4)))
     lines = texts(script, "gm")
     assert lines[-8:] == [
-        "#1 opposed: ann 1d20+2 vs bob 1d20 [1 effect rerolls, bob 1 rerolls, typed-in dice]",
-        "#1 ann, round 1, dice: d20 3",
-        "#1 bob, round 1, dice: d20 12",
-        "#1 ann, round 1, reroll: d20 3 -> d20 10",
-        "#1 bob, round 1, accepted by bob (1 rerolls left)",
+        "#1 opposed: gm 1d20+2 vs orc 1d20 [1 effect rerolls, orc 1 rerolls, typed-in dice]",
+        "#1 gm, round 1, dice: d20 3 (typed in by gm)",
+        "#1 orc, round 1, dice: d20 12 (typed in by gm)",
+        "#1 gm, round 1, reroll: d20 3 -> d20 10 (typed in by gm)",
+        "#1 orc, round 1, accepted by gm (1 rerolls left)",
         "#1 round 1 tied at 12; both roll again",
-        "#1 ann, round 2, dice: d20 9",
-        "#1 bob, round 2, dice: d20 4",
+        "#1 gm, round 2, dice: d20 9 (typed in by gm)",
+        "#1 orc, round 2, dice: d20 4 (typed in by a GM)",
     ]
-    # Bob's reroll carries into round 2, so the check waits for him there.
+    # The orc's reroll carries into round 2, so the check waits for its side there.
     (waiting,) = array_at(standing(script.state), "open_rolls")
     assert waiting == {
         "roll_id": 1,
-        "player": "ann",
+        "player": "gm",
         "kind": "opposed",
         "total_so_far": 11,
         "waits_for_rerolls": True,
