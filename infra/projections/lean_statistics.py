@@ -23,9 +23,8 @@ from diceledger.domain.projections.facts import (
     Luck,
     Shape,
     check_luck,
-    covers,
     opposed_luck,
-    roll_kind,
+    reroll_allowance,
     shape_of,
     shape_spec,
 )
@@ -372,13 +371,13 @@ class LeanStatisticsFold:
 
     @staticmethod
     def _allowance(session: _Session, request: rec.Requested) -> int:
-        roll_kind(request.kind)  # an unknown kind is refused whatever the request
-        if request.opponent is not None and request.opponent_rerolls_granted is None:
-            return 0  # an opposed check of version 1 took no rerolls
         action = session.actions.get(request.action_id)
-        if action is None:
-            return request.rerolls_granted if covers(request.reroll_scope, request.kind) else 0
-        return action.granted - action.spent if covers(action.scope, request.kind) else 0
+        return reroll_allowance(
+            request.kind,
+            request.opponent is not None and request.opponent_rerolls_granted is None,
+            (request.rerolls_granted, request.reroll_scope),
+            None if action is None else (action.granted - action.spent, action.scope),
+        )
 
     @staticmethod
     def _played(session: _Session, request: rec.Requested) -> dict[str, str]:
