@@ -253,10 +253,30 @@ def save(
 @click.option(
     "--hindered", type=AMOUNT, multiple=True, help="Hindered X for your side (repeatable)."
 )
-@click.option("--vs-adv", type=AMOUNT, multiple=True, help="Advantage X for the other side.")
-@click.option("--vs-dis", type=AMOUNT, multiple=True, help="Disadvantage X for the other side.")
-@click.option("--vs-eased", type=AMOUNT, multiple=True, help="Eased X for the other side.")
-@click.option("--vs-hindered", type=AMOUNT, multiple=True, help="Hindered X for the other side.")
+@click.option(
+    "--vs-adv",
+    type=AMOUNT,
+    multiple=True,
+    help="Advantage X for the other side (a GM's to give a member).",
+)
+@click.option(
+    "--vs-dis",
+    type=AMOUNT,
+    multiple=True,
+    help="Disadvantage X for the other side (a GM's to give a member).",
+)
+@click.option(
+    "--vs-eased",
+    type=AMOUNT,
+    multiple=True,
+    help="Eased X for the other side (a GM's to give a member).",
+)
+@click.option(
+    "--vs-hindered",
+    type=AMOUNT,
+    multiple=True,
+    help="Hindered X for the other side (a GM's to give a member).",
+)
 @click.option("--for", "on_behalf_of", metavar="NAME", help="GM only: roll your side for another.")
 @click.option("--action", "action_id", metavar="ID", help="Group this roll with an action.")
 @MODE_OPTION
