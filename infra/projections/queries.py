@@ -87,15 +87,20 @@ def folded_counters(
 
 def character_counters(store: EventStore, viewer: str, within: Collection[str]) -> list[Visible]:
     """Return the per-character counters of those sessions the viewer may see, folded in
-    memory from their logs (a campaign's few sessions; nothing is kept)."""
+    memory from their logs (a campaign's few sessions; nothing is kept).
+
+    A GM sees scope all; anyone else public, and their own private rolls in the figures
+    of the characters they rolled them with (scope own, counted for the viewer alone).
+    """
     rows: list[Visible] = []
     for session_id in within:
         items = map(event_data, store.read_stream(session_id))
-        tally = fold_log(items, store, by_character=True)
-        wanted = ALL if tally.members.get((session_id, viewer)) == "gm" else PUBLIC
+        tally = fold_log(items, store, by_character=True, own_of=viewer)
+        gm = tally.members.get((session_id, viewer)) == "gm"
+        wanted = {ALL} if gm else {PUBLIC, OWN}
         rows += [
             (s, name, metric, amount)
             for (s, name, scope, metric), amount in tally.nonzero().items()
-            if scope == wanted
+            if scope in wanted
         ]
     return rows

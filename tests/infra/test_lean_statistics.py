@@ -164,11 +164,11 @@ def played(seed: int, steps: int) -> InMemoryEventStore:
     return store
 
 
-def domain_fold(store: InMemoryEventStore, by_character: bool) -> Tally:
+def domain_fold(store: InMemoryEventStore, by_character: bool, own_of: str | None = None) -> Tally:
     def history(session_id: str, version: int) -> Iterator[Logged]:
         return (i for i in logged_all(store.read_stream(session_id)) if i.version <= version)
 
-    fold, tally = StatisticsFold(history, by_character=by_character), Tally()
+    fold, tally = StatisticsFold(history, by_character=by_character, own_of=own_of), Tally()
     for item in logged_all(store.read_all()):
         fold.apply(item, tally)
     return tally
@@ -182,7 +182,10 @@ def lean_history(store: InMemoryEventStore) -> LoadHistory:
 
 
 def lean_fold(
-    store: InMemoryEventStore, by_character: bool, batch: int | None = None
+    store: InMemoryEventStore,
+    by_character: bool,
+    batch: int | None = None,
+    own_of: str | None = None,
 ) -> tuple[dict[tuple[str, str, str, str], int], dict[tuple[str, str], str]]:
     """Fold the whole log; with ``batch``, a fresh fold per batch that reloads sessions."""
     items = list(store.read_all_data())
@@ -190,7 +193,9 @@ def lean_fold(
     total: dict[tuple[str, str, str, str], int] = {}
     members: dict[tuple[str, str], str] = {}
     for start in range(0, len(items), size):
-        fold = LeanStatisticsFold(lean_history(store), max_sessions=1, by_character=by_character)
+        fold = LeanStatisticsFold(
+            lean_history(store), max_sessions=1, by_character=by_character, own_of=own_of
+        )
         changes = Changes()
         for item in items[start : start + size]:
             fold.apply(item, changes)
@@ -206,11 +211,11 @@ def test_the_lean_fold_counts_every_counter_and_role_as_the_domain_fold(
     seed: int, steps: int, batch: int
 ) -> None:
     store = played(seed, steps)
-    for by_character in (False, True):
-        reference = domain_fold(store, by_character)
+    for by_character, own_of in ((False, None), (True, None), (True, "ann")):
+        reference = domain_fold(store, by_character, own_of)
         expected = (reference.nonzero(), reference.members)
-        assert lean_fold(store, by_character) == expected
-        assert lean_fold(store, by_character, batch) == expected
+        assert lean_fold(store, by_character, own_of=own_of) == expected
+        assert lean_fold(store, by_character, batch, own_of) == expected
 
 
 def visible_rows(tally: Tally, viewer: str, sessions: set[str]) -> list[Visible]:
