@@ -33,7 +33,7 @@ from diceledger.domain.session.state import (
 from diceledger.infra.app import sessions as sessions_module
 from diceledger.infra.app.verification import verify_log
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.snapshots.codec import SnapshotUnreadableError, decode_state, encode
+from diceledger.infra.snapshots.codec import Head, SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshots.schema import session_snapshots
 from diceledger.infra.snapshots.store import SnapshotStore
 from diceledger.infra.store.database import make_engine
@@ -262,3 +262,39 @@ def test_verify_reads_the_log_never_the_snapshot(processes: Processes) -> None:
     forged = row.state.replace('"face":', '"face":1', 1)
     processes.change(session_id, state=forged)
     assert verify_log(processes.store, session_id).ok
+
+
+class KeptSnapshots:
+    """Snapshots kept in memory, noting the version of every state written."""
+
+    def __init__(self) -> None:
+        self.written: list[int] = []
+
+    def load(self, stream_id: str) -> SessionState | None:
+        return None
+
+    def save(self, state: SessionState, head: Head) -> bool:
+        self.written.append(head.version)
+        return True
+
+
+def test_a_long_session_writes_its_whole_state_less_often_as_it_grows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every write encodes the whole session: spaced by a share of the session, a long
+    # session's commands no longer each pay a growing part of them.
+    monkeypatch.setattr(sessions_module, "SNAPSHOT_SHARE", 4)
+    snapshots = KeptSnapshots()
+    service = sessions_module.SessionService(
+        InMemoryEventStore(), InMemorySeedVault(), snapshots=snapshots
+    )
+    session_id = service.start("long", "gm").session_id
+    service.execute(session_id, "ann", cmd.JoinSession("ann"))
+    most = 0  # the most events one command appends
+    while service.load(session_id).version < 400:
+        most = max(most, len(service.execute(session_id, "ann", CHECK).appended))
+    written, version = snapshots.written, service.load(session_id).version
+    gaps = [(at, after - at) for at, after in zip([0, *written], written, strict=False)]
+    assert all(max(EVERY, at // 4) <= gap < max(EVERY, at // 4) + most for at, gap in gaps)
+    assert version - written[-1] < max(EVERY, written[-1] // 4) + most
+    assert len(written) < version // EVERY // 2  # a fixed spacing wrote one every EVERY
