@@ -95,6 +95,29 @@ def test_reading_a_snapshot_leaves_the_cycle_collector_as_it_found_it() -> None:
         gc.enable()
 
 
+def test_a_state_read_from_a_snapshot_is_not_walked_again_by_young_collections() -> None:
+    # Made with the collector off, its objects would all be walked by the next young
+    # collections; read back, they are already in the oldest generation.
+    store, session_id = played(5, 40)
+    text = encode(replayed(store, session_id))
+    restored = decode_state(text)
+    oldest = {id(found) for found in gc.get_objects(generation=2)}  # all alive: ids hold
+    assert restored.rolls and id(restored) in oldest
+    assert all(id(roll) in oldest for roll in restored.rolls.values())
+
+
+def test_reading_a_snapshot_leaves_objects_a_process_froze_frozen() -> None:
+    store, session_id = played(5, 20)
+    text = encode(replayed(store, session_id))
+    gc.freeze()  # as a server does before it forks its workers
+    try:
+        frozen = gc.get_freeze_count()
+        assert decode_state(text) == replayed(store, session_id)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 @pytest.fixture
 def engine(sql_url: str) -> Iterator[Engine]:
     built = make_engine(sql_url)
