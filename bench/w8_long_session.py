@@ -20,10 +20,12 @@ Measured, in interleaved rounds, each on the new session and on the long one:
 
 A snapshot is written after a command once max(100, a SNAPSHOT_SHARE-th of the last
 snapshot's events) were folded past it; the build leaves the long session at a snapshot,
-so its cold rounds fold a short tail. Ratios are long / new, medians of per-round ratios;
-"total" is the ratio of the summed times of every round.
+and the rounds' commands grow its tail from there (up to that spacing, then it is written
+again). --fixed-spacing writes one every 100 events instead, as before. Ratios are long /
+new, medians of per-round ratios; "total" is the ratio of the summed times of every round.
 
 Run: .venv/bin/python bench/w8_long_session.py [--quick] [--rounds N] [--profile] [--no-cli]
+     [--fixed-spacing]
 """
 
 from __future__ import annotations
