@@ -129,8 +129,20 @@ class EventStream(Response):
                 if chunk:
                     await _send(send, chunk)
                     last_sent = now
-                await subscription.wait(plan.heartbeat_seconds - (now - last_sent))
-                woken_at = time.monotonic()
+                woken = await subscription.wait(plan.heartbeat_seconds - (now - last_sent))
+                woken_at = fresh_since(woken, time.monotonic(), plan.heartbeat_seconds)
+
+
+def fresh_since(woken: bool, now: float, heartbeat_seconds: float) -> float:
+    """Return since when a read serves a stream that stopped waiting at ``now``.
+
+    Woken, the session may have news: only a read begun since serves. At a heartbeat,
+    which only guards against a wake-up that went missing, any read of the session by this
+    worker's streams in the last half heartbeat serves too: a table's streams, whose
+    heartbeats fall at different moments, then share one read (and one checkpoint read)
+    instead of one each, and a lost wake-up still shows within one and a half heartbeats.
+    """
+    return now if woken else now - heartbeat_seconds / 2
 
 
 async def _read(feed: SessionFeed, after: int, woken_at: float) -> list[FeedItem]:
