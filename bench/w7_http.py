@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import re
@@ -46,7 +47,7 @@ import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ START_SECONDS = 60.0
 STARTED = "Application startup complete"  # uvicorn's line, once per worker
 PAUSE = 0.1  # seconds between the rolls of the fan-out
 STOP_SECONDS = 20.0
+WARM_UP = 2.0  # seconds of load before the window: a server started for its turn warms up
 CHECK = json.dumps(
     {"kind": "check", "expression": "1d20+3", "target": 12, "adv": [{"amount": 1}]}
 ).encode()
@@ -190,26 +192,37 @@ def roller(port: int, clients: int) -> Request:
     return roll
 
 
+def row(_index: int) -> tuple[str, bytes, str | None]:
+    return "/rows", FLOOR_ROW, None
+
+
+Start = Callable[[], AbstractContextManager[Server]]
+
+
 def load_rounds(
-    servers: dict[str, int], floor: int, rounds: int, seconds: float, counts: list[int]
+    starts: dict[str, Start], rounds: int, seconds: float, counts: list[int]
 ) -> dict[str, Any]:
-    """Interleave each server and the floor for every client count, ``rounds`` times."""
+    """Interleave each server (the floor last) for every client count, ``rounds`` times.
 
-    def row(_index: int) -> tuple[str, bytes, str | None]:
-        return "/rows", FLOOR_ROW, None
-
-    turns = [(side, port, roller(port, max(counts))) for side, port in servers.items()]
-    turns.append(("floor", floor, row))
+    Each server runs for its turn only: two diceledger servers of four workers at once
+    would hold more connections than PostgreSQL's default 100. Each diceledger server's
+    sessions are opened on its first turn and rolled in again on the next (same database).
+    """
+    requests: dict[str, Request] = {"floor": row}
     runs: dict[int, dict[str, list[dict[str, float]]]] = {
-        n: {side: [] for side, _, _ in turns} for n in counts
+        n: {side: [] for side in starts} for n in counts
     }
     for number in range(1, rounds + 1):
         for clients in counts:
-            for side, port, request in turns:
-                result = asyncio.run(run_load(port, clients, seconds, request))
+            for side, start in starts.items():
+                with start() as server:
+                    if side not in requests:
+                        requests[side] = roller(server.port, max(counts))
+                    load = run_load(server.port, clients, seconds, requests[side], WARM_UP)
+                    result = asyncio.run(load)
                 runs[clients][side].append(figures(result))
             said = ", ".join(
-                f"{side} {runs[clients][side][-1]['requests_per_s']:.0f}/s" for side, _, _ in turns
+                f"{side} {runs[clients][side][-1]['requests_per_s']:.0f}/s" for side in starts
             )
             progress(f"w7 round {number} {clients} clients: {said}")
     return {str(clients): summarise(sides) for clients, sides in runs.items()}
@@ -300,20 +313,17 @@ class Plan:
 def one_store(urls: dict[str, str], floor_target: str, folder: Path, plan: Plan) -> dict[str, Any]:
     """Measure the load part (and, with no baseline, the fan-out) on one kind of store."""
     bins = {"diceledger": BIN} | ({"baseline": plan.baseline} if plan.baseline else {})
-    with ExitStack() as stack:
-        servers = {
-            side: stack.enter_context(diceledger_server(urls[side], plan.workers, folder, path))
-            for side, path in bins.items()
-        }
-        floor = stack.enter_context(floor_server(floor_target, folder, plan.workers))
-        ports = {side: server.port for side, server in servers.items()}
-        loads = load_rounds(ports, floor.port, plan.rounds, plan.seconds, plan.clients)
-        results: dict[str, Any] = {"workers": plan.workers, "clients": loads}
-        if plan.baseline is None and plan.workers == 1:
-            progress("w7 fan-out to 100 streams, one worker")
-            results["sse_100_streams"] = asyncio.run(
-                fan_out(servers["diceledger"].port, plan.rolls, PAUSE)
-            )
+    starts: dict[str, Start] = {
+        side: functools.partial(diceledger_server, urls[side], plan.workers, folder, path)
+        for side, path in bins.items()
+    }
+    starts["floor"] = functools.partial(floor_server, floor_target, folder, plan.workers)
+    loads = load_rounds(starts, plan.rounds, plan.seconds, plan.clients)
+    results: dict[str, Any] = {"workers": plan.workers, "clients": loads}
+    if plan.baseline is None and plan.workers == 1:
+        progress("w7 fan-out to 100 streams, one worker")
+        with diceledger_server(urls["diceledger"], 1, folder) as ours:
+            results["sse_100_streams"] = asyncio.run(fan_out(ours.port, plan.rolls, PAUSE))
     return results
 
 
