@@ -57,6 +57,7 @@ from benchlib.http_load import Connection, LoadResult, run_load, subscribe
 from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
 from benchlib.postgres import server_version, temporary_database
+from benchlib.processes import tree_cpu_seconds
 from benchlib.stats import median, median_ratio, percentile
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -169,13 +170,18 @@ def open_session(port: int, title: str) -> tuple[str, str]:
     return opened["session_id"], opened["gm_token"]
 
 
-def figures(result: LoadResult) -> dict[str, float]:
-    return {
+def figures(result: LoadResult, cpu_seconds: float | None = None) -> dict[str, float]:
+    """The load's figures; with the server's CPU seconds over it, its CPU per request."""
+    found = {
         "requests_per_s": result.per_second,
         "p50_ms": percentile(result.latencies, 0.50) * 1000,
         "p99_ms": percentile(result.latencies, 0.99) * 1000,
+        "max_ms": (result.latencies[-1] if result.latencies else 0.0) * 1000,
         "failures": result.failures,
     }
+    if cpu_seconds is not None and result.answered:
+        found["server_cpu_ms_per_request"] = cpu_seconds / result.answered * 1000
+    return found
 
 
 Request = Callable[[int], tuple[str, bytes, "str | None"]]
@@ -219,8 +225,10 @@ def load_rounds(
                     if side not in requests:
                         requests[side] = roller(server.port, max(counts))
                     load = run_load(server.port, clients, seconds, requests[side], WARM_UP)
+                    cpu = tree_cpu_seconds(server.pid)
                     result = asyncio.run(load)
-                runs[clients][side].append(figures(result))
+                    cpu = tree_cpu_seconds(server.pid) - cpu
+                runs[clients][side].append(figures(result, cpu))
             said = ", ".join(
                 f"{side} {runs[clients][side][-1]['requests_per_s']:.0f}/s" for side in starts
             )
@@ -234,7 +242,11 @@ def summarise(sides: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
             "requests_per_s": round(median([v["requests_per_s"] for v in values])),
             "p50_ms": round(median([v["p50_ms"] for v in values]), 2),
             "p99_ms": round(median([v["p99_ms"] for v in values]), 2),
+            "max_ms": round(max(v["max_ms"] for v in values), 2),
             "failures": sum(int(v["failures"]) for v in values),
+            "server_cpu_ms_per_request": round(
+                median([v.get("server_cpu_ms_per_request", 0.0) for v in values]), 2
+            ),
         }
 
     def ratio(values: list[dict[str, float]], base: list[dict[str, float]], key: str) -> float:
