@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
-from diceledger.infra.store.database import read_connection, translate_errors
+from diceledger.infra.store.database import one_connection, read_connection, translate_errors
 from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
@@ -300,6 +300,10 @@ class AccessStore:
     def transaction(self) -> AbstractContextManager[Transaction]:
         """Open one transaction for a request: every write on this store's engine joins it."""
         return one_transaction(self._engine)
+
+    def one_connection(self) -> AbstractContextManager[None]:
+        """Let a request's reads and its transaction share one pooled connection."""
+        return one_connection(self._engine)
 
     def _writing(self) -> AbstractContextManager[sa.Connection]:
         return writing(self._engine)  # the request's transaction, if one is open

@@ -51,6 +51,10 @@ class IdempotentRequests:
                 f"an Idempotency-Key is 1 to {MAX_KEY_LENGTH} printable ASCII characters"
             )
         fingerprint = hashlib.sha256(request).hexdigest()
+        with self._store.one_connection():
+            return self._run(scope, key, fingerprint, work)
+
+    def _run(self, scope: str, key: str, fingerprint: str, work: Work) -> tuple[Answer, bool]:
         stored = self._stored(scope, key, fingerprint)
         if stored is not None:
             return stored, True

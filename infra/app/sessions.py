@@ -46,7 +46,9 @@ SEED_BYTES = 32
 SNAPSHOT_EVERY = 100
 SNAPSHOT_SHARE = 20
 
-# Told after every successful append: the session and its version now (live streams).
+# Told of every successful append: the session and its version now (live streams). It is
+# told inside the command's transaction, so what it sends the database commits (or rolls
+# back) with the append; what must wait for the commit it defers with ``after_commit``.
 Appended = Callable[[str, int], None]
 
 
@@ -312,9 +314,7 @@ class SessionService:
         for record, event in appended:
             evolve(state, record.stream_version, event)
         if recorded:
-            after_commit(
-                functools.partial(self._on_appended, session_id, recorded[-1].stream_version)
-            )
+            self._on_appended(session_id, recorded[-1].stream_version)
         return Outcome(session_id, appended, state, signed)
 
     def _forget(self, session_id: str) -> None:

@@ -23,7 +23,6 @@ import functools
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -32,7 +31,13 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Engine
 
 from diceledger.domain.checkpoint import Checkpoint, SignedCheckpoint, origin_for
-from diceledger.domain.errors import LogTamperedError, NotFoundError, UnsignedHistoryError
+from diceledger.domain.errors import (
+    ConcurrencyError,
+    LogTamperedError,
+    NotFoundError,
+    SessionBusyError,
+    UnsignedHistoryError,
+)
 from diceledger.domain.merkle import (
     ConsistencyProof,
     InclusionProof,
@@ -47,12 +52,13 @@ from diceledger.domain.merkle import (
 )
 from diceledger.domain.records import NewEvent, RecordedEvent
 from diceledger.infra.ledger.checks import (
+    SignedHead,
+    SignedState,
     check_chain,
     check_signed,
-    check_signed_rows,
     check_stream,
     in_order,
-    rows_beyond,
+    read_signed,
     stored_nodes,
 )
 from diceledger.infra.ledger.schema import merkle_nodes, signed_checkpoints
@@ -62,7 +68,11 @@ from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.schema import events
-from diceledger.infra.store.session_lock import hold_for_transaction, hold_session
+from diceledger.infra.store.session_lock import (
+    RETRY_AFTER_SECONDS,
+    hold_for_transaction,
+    hold_session,
+)
 from diceledger.infra.store.transaction import Transaction, after_commit, one_transaction, writing
 
 if TYPE_CHECKING:  # receipts are built on request only, not by every append
@@ -79,14 +89,6 @@ _HEAD = sa.text(
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
 )
 HASH_BYTES = 32
-
-
-@dataclass(frozen=True, slots=True)
-class _Head:
-    size: int
-    root: bytes
-    note: str
-    edge: bytes | None  # the tree's compact range, kept with its checkpoint (None before 0013)
 
 
 class CheckpointLedger:
@@ -122,8 +124,8 @@ class CheckpointLedger:
         """
         told = in_order(stream_id, records)
         with self._writing(stream_id) as connection:
-            head = self._head(connection, stream_id)
-            size = head.size if head else 0
+            state = read_signed(connection, stream_id)
+            head, size = state.head, state.size
             check_signed(connection, stream_id, [r for r in told if r.stream_version <= size])
             fresh = [record for record in told if record.stream_version > size]
             if not fresh:
@@ -136,8 +138,8 @@ class CheckpointLedger:
                     f"{fresh[0].stream_version - 1}, which this server did not append; "
                     "refusing to sign"
                 )
-            last_leaf = check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, last_leaf, fresh)
+            check_stream(stream_id, state, fresh)
+            return self._sign(connection, stream_id, state, fresh)
 
     def adopt(self, stream_id: str) -> SignedCheckpoint:
         """Sign the events after the session's last checkpoint that nobody told the ledger of.
@@ -148,37 +150,34 @@ class CheckpointLedger:
         are, after checking that they continue the signed chain and hash right.
         """
         with self._writing(stream_id) as connection:
-            head = self._head(connection, stream_id)
-            size = head.size if head else 0
+            state = read_signed(connection, stream_id)
             query = (
                 sa.select(events)
-                .where(events.c.stream_id == stream_id, events.c.stream_version > size)
+                .where(events.c.stream_id == stream_id, events.c.stream_version > state.size)
                 .order_by(events.c.stream_version)
             )
             fresh = [from_row(row) for row in connection.execute(query).mappings()]
             if not fresh:
-                if head is None:
+                if state.head is None:
                     raise NotFoundError(f"session '{stream_id}' has no events to sign")
-                return self._open(head.note)
-            last_leaf = check_stream(connection, stream_id, size, fresh)
-            return self._sign(connection, stream_id, head, last_leaf, fresh)
+                return self._open(state.head.note)
+            check_stream(stream_id, state, fresh)
+            return self._sign(connection, stream_id, state, fresh)
 
     def _sign(
         self,
         connection: Connection,
         stream_id: str,
-        head: _Head | None,
-        last_leaf: str,
+        state: SignedState,
         fresh: Sequence[RecordedEvent],
     ) -> SignedCheckpoint:
         """Check ``fresh`` continues the signed chain, grow the tree by it, sign and record.
 
-        ``last_leaf`` is the stored leaf of the last signed event, as ``check_stream`` read
-        and checked it in this transaction.
+        ``state`` is the signed state ``read_signed`` read and checked in this transaction.
         """
-        size = head.size if head else 0
+        head, size = state.head, state.size
         key = self._keyring.current()
-        check_chain(stream_id, size, last_leaf, fresh)
+        check_chain(stream_id, size, state.last_leaf, fresh)
         edge = self._edge(connection, stream_id, size, head)
         created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
         connection.execute(
@@ -204,7 +203,7 @@ class CheckpointLedger:
         self,
         connection: Connection,
         stream_id: str,
-        head: _Head | None,
+        head: SignedHead | None,
         grown: Head,
         nodes: Mapping[NodeId, bytes],
     ) -> None:
@@ -258,13 +257,11 @@ class CheckpointLedger:
         with (
             one_transaction(self._engine) as transaction,
             writing(self._engine) as connection,
-            connection.begin_nested(),  # a conflict undoes this attempt only
+            _attempt(connection, stream_id),  # a conflict leaves nothing of this attempt
         ):
             self._lock(transaction, connection, stream_id)
-            head = self._head(connection, stream_id)
-            size = head.size if head else 0
-            last_leaf = check_signed_rows(connection, stream_id, size)
-            beyond = rows_beyond(connection, stream_id, size)
+            state = read_signed(connection, stream_id)
+            head, size, beyond = state.head, state.size, state.beyond
             retried = {event.event_id for event in new_events}
             if beyond and {event_id for _, event_id, _ in beyond} != retried:
                 raise UnsignedHistoryError(stream_id, size + 1, beyond[-1][0])
@@ -278,7 +275,7 @@ class CheckpointLedger:
                 if head is None:
                     raise LogTamperedError(f"session '{stream_id}' has nothing to sign")
                 return recorded, self._open(head.note)
-            return recorded, self._sign(connection, stream_id, head, last_leaf, fresh)
+            return recorded, self._sign(connection, stream_id, state, fresh)
 
     def _lock(self, transaction: Transaction, connection: Connection, stream_id: str) -> None:
         """Hold the session's ledger lock until the transaction ends (see ``exclusive``)."""
@@ -361,12 +358,12 @@ class CheckpointLedger:
         return open_signed_checkpoint(note, self._keyring.trusted())
 
     @staticmethod
-    def _head(connection: Connection, stream_id: str) -> _Head | None:
+    def _head(connection: Connection, stream_id: str) -> SignedHead | None:
         row = connection.execute(_HEAD, {"stream_id": stream_id}).first()
         if row is None:
             return None
         edge = None if row.edge is None else bytes(row.edge)
-        return _Head(int(row.tree_size), bytes(row.root), row.note, edge)
+        return SignedHead(int(row.tree_size), bytes(row.root), row.note, edge)
 
     def _signed_size(self, connection: Connection, stream_id: str, size: int | None) -> int:
         head = self._head(connection, stream_id)
@@ -378,7 +375,7 @@ class CheckpointLedger:
         return size
 
     def _edge(
-        self, connection: Connection, stream_id: str, size: int, head: _Head | None
+        self, connection: Connection, stream_id: str, size: int, head: SignedHead | None
     ) -> list[bytes]:
         """Return the tree's edge nodes, checked against the last signed root.
 
@@ -406,7 +403,7 @@ class CheckpointLedger:
                 )
         return edge
 
-    def _head_checkpoint(self, stream_id: str, head: _Head) -> Checkpoint:
+    def _head_checkpoint(self, stream_id: str, head: SignedHead) -> Checkpoint:
         """Return the stored head's checkpoint, its signature checked unless known good.
 
         The table is not trusted blindly: a stored note is parsed and its signature checked
@@ -465,3 +462,35 @@ class CheckpointLedger:
     def _reading(self) -> Iterator[Connection]:
         with translate_errors(self._engine.url), self._engine.connect() as connection:
             yield connection
+
+
+@contextmanager
+def _attempt(connection: Connection, stream_id: str) -> Iterator[None]:
+    """Confine one append attempt, so that the command may retry it after a conflict.
+
+    The attempt takes the session's lock first, and every writer of a session appends
+    under it, so a conflict (a state read before the lock, another writer's append since)
+    is found by the store's version check before anything is written: on PostgreSQL no
+    savepoint is needed to undo it, and none is paid for (two round trips a roll). Should
+    an insert collide all the same (a writer that skipped the lock), PostgreSQL has voided
+    the transaction: the request fails as busy, nothing of it commits, and its retry runs
+    afresh. SQLite's savepoint costs no round trip, and stays.
+    """
+    if connection.dialect.name != "postgresql":
+        with connection.begin_nested():
+            yield
+        return
+    try:
+        yield
+    except ConcurrencyError:
+        if _voided(connection):
+            raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
+        raise
+
+
+def _voided(connection: Connection) -> bool:
+    """Tell whether a failed statement voided the PostgreSQL transaction."""
+    from psycopg.pq import TransactionStatus
+
+    info = getattr(connection.connection.dbapi_connection, "info", None)
+    return info is not None and info.transaction_status == TransactionStatus.INERROR

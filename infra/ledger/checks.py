@@ -22,6 +22,7 @@ heads file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -37,20 +38,50 @@ _NODES = sa.text(
     "SELECT level, node_index, hash FROM merkle_nodes"
     " WHERE stream_id = :stream_id AND level IN :levels AND node_index IN :indexes"
 ).bindparams(sa.bindparam("levels", expanding=True), sa.bindparam("indexes", expanding=True))
-# The signed rows' check in one round trip, O(1) by the (stream_id, stream_version) key:
-# the lowest version, the stored hash of the last signed row, and the leaf it must equal.
-_SIGNED_ROWS = sa.text(
-    "SELECT"
+# What an append or an extend reads before it signs, in one round trip and one snapshot:
+# the latest checkpoint with its compact range; the lowest version, the stored hash of the
+# last signed row and the leaf it must equal (O(1), by the primary keys); and the rows past
+# the signed size (normally none), one per result row. With none, the one row has NULLs
+# there; with no checkpoint yet, NULLs for it.
+_SIGNED_STATE = sa.text(
+    "SELECT head.tree_size, head.root, head.note, head.edge,"
     " (SELECT min(stream_version) FROM events WHERE stream_id = :stream_id) AS first,"
     " (SELECT hash FROM events"
-    "  WHERE stream_id = :stream_id AND stream_version = :size) AS stored,"
-    " (SELECT hash FROM merkle_nodes"
-    "  WHERE stream_id = :stream_id AND level = 0 AND node_index = :leaf) AS leaf"
+    "  WHERE stream_id = :stream_id AND stream_version = head.tree_size) AS stored,"
+    " (SELECT hash FROM merkle_nodes WHERE stream_id = :stream_id AND level = 0"
+    "  AND node_index = head.tree_size - 1) AS leaf,"
+    " beyond.stream_version, beyond.event_id, beyond.hash"
+    " FROM (SELECT 1 AS one) AS one"
+    " LEFT JOIN (SELECT tree_size, root, note, edge FROM signed_checkpoints"
+    "  WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1) AS head ON true"
+    " LEFT JOIN events AS beyond ON beyond.stream_id = :stream_id"
+    "  AND beyond.stream_version > coalesce(head.tree_size, 0)"
+    " ORDER BY beyond.stream_version"
 )
-_BEYOND = sa.text(
-    "SELECT stream_version, event_id, hash FROM events"
-    " WHERE stream_id = :stream_id AND stream_version > :size ORDER BY stream_version"
-)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedHead:
+    """A session's latest signed checkpoint as stored."""
+
+    size: int
+    root: bytes
+    note: str
+    edge: bytes | None  # the tree's compact range, kept with its checkpoint (None before 0013)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedState:
+    """What signing starts from: the latest checkpoint (None before the first), the leaf of
+    the last signed row (checked against the row), and the rows past the signed size."""
+
+    head: SignedHead | None
+    last_leaf: str
+    beyond: list[tuple[int, str, str]]  # (stream_version, event_id, hash), in order
+
+    @property
+    def size(self) -> int:
+        return self.head.size if self.head is not None else 0
 
 
 def stored_nodes(
@@ -98,32 +129,49 @@ def check_signed(connection: Connection, stream_id: str, records: Sequence[Recor
             )
 
 
-def check_signed_rows(connection: Connection, stream_id: str, size: int) -> str:
-    """Check the store's last signed row is the event signed, and no row sits below 1.
+def read_signed(connection: Connection, stream_id: str) -> SignedState:
+    """Read the session's signed state in one statement and check its signed rows.
 
-    Returns the last signed leaf (the hash the next event must chain to; the genesis hash
-    before the first). One statement, O(1) rows; rows deleted below the last one are left
-    to verify and the heads file (see the module doc).
+    Checks the store's last signed row is the event signed and no row sits below 1 (O(1)
+    rows; rows deleted below the last one are left to verify and the heads file, see the
+    module doc). Run under the session's lock, so no writer changes what it reads.
     """
-    row = connection.execute(
-        _SIGNED_ROWS, {"stream_id": stream_id, "size": size, "leaf": size - 1}
-    ).one()
-    if row.first is not None and int(row.first) < 1:
+    rows = connection.execute(_SIGNED_STATE, {"stream_id": stream_id}).all()
+    first = rows[0]
+    head = None
+    if first.tree_size is not None:
+        edge = None if first.edge is None else bytes(first.edge)
+        head = SignedHead(int(first.tree_size), bytes(first.root), first.note, edge)
+    size = head.size if head is not None else 0
+    last_leaf = _checked_leaf(stream_id, size, first.first, first.stored, first.leaf)
+    beyond = [
+        (int(row.stream_version), str(row.event_id), str(row.hash))
+        for row in rows
+        if row.stream_version is not None
+    ]
+    return SignedState(head, last_leaf, beyond)
+
+
+def _checked_leaf(
+    stream_id: str, size: int, first: int | None, stored: str | None, leaf: bytes | None
+) -> str:
+    """Return the last signed leaf (the genesis hash before the first) once checked."""
+    if first is not None and int(first) < 1:
         raise LogTamperedError(
-            f"session '{stream_id}' holds a row at version {row.first}, which no append "
+            f"session '{stream_id}' holds a row at version {first}, which no append "
             "writes; refusing to sign"
         )
     if not size:
         return GENESIS_HASH
-    if row.leaf is None:
+    if leaf is None:
         raise _lacks(stream_id, 1)
-    last: str = bytes(row.leaf).hex()
-    if row.stored is None:
+    last: str = bytes(leaf).hex()
+    if stored is None:
         raise LogTamperedError(
             f"session '{stream_id}' lost version {size}, the last of the {size} events "
             "this server signed; refusing to sign"
         )
-    if row.stored != last:
+    if stored != last:
         raise LogTamperedError(
             f"version {size} of session '{stream_id}' is not the event this server "
             "signed; refusing to sign"
@@ -131,32 +179,18 @@ def check_signed_rows(connection: Connection, stream_id: str, size: int) -> str:
     return last
 
 
-def rows_beyond(connection: Connection, stream_id: str, size: int) -> list[tuple[int, str, str]]:
-    """Return (stream_version, event_id, hash) of the stream's rows past ``size``, in order."""
-    rows = connection.execute(_BEYOND, {"stream_id": stream_id, "size": size})
-    return [(int(version), str(event_id), str(hash_)) for version, event_id, hash_ in rows]
-
-
-def check_stream(
-    connection: Connection, stream_id: str, size: int, fresh: Sequence[RecordedEvent]
-) -> str:
-    """Check the store holds the signed rows, then exactly ``fresh`` and nothing more.
-
-    Returns the last signed leaf, which ``fresh`` must chain to.
-    """
-    last_leaf = check_signed_rows(connection, stream_id, size)
-    stored = rows_beyond(connection, stream_id, size)
+def check_stream(stream_id: str, state: SignedState, fresh: Sequence[RecordedEvent]) -> None:
+    """Check the store holds exactly ``fresh`` past the signed rows, and nothing more."""
     told = [(r.stream_version, r.event_id, r.hash) for r in fresh]
-    if stored != told:
+    if state.beyond != told:
         versions = {version for version, _, _ in told}
-        strangers = [version for version, _, _ in stored if version not in versions]
+        strangers = [version for version, _, _ in state.beyond if version not in versions]
         detail = (
             f"versions {', '.join(map(str, strangers))} were not appended by this server"
             if strangers
             else "its rows are not the events this server was told it appended"
         )
         raise LogTamperedError(f"session '{stream_id}': {detail}; refusing to sign")
-    return last_leaf
 
 
 def in_order(stream_id: str, records: Sequence[RecordedEvent]) -> list[RecordedEvent]:

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.live.updates import Heard
+from diceledger.infra.store.transaction import in_transaction, writing
 
 LOG = logging.getLogger("diceledger.live")
 
@@ -59,13 +60,20 @@ class PostgresChannel:
         self._thread: threading.Thread | None = None
 
     def publish(self, session_id: str, version: int) -> None:
-        """NOTIFY every worker; a failure is logged, never raised (the append is done)."""
+        """NOTIFY every worker, in the append's transaction if one is open (``writing``).
+
+        NOTIFY is sent at commit, so joining costs one statement and no transaction of its
+        own. Outside one, a failure is logged, never raised (the append is done).
+        """
+        notify = sa.text("SELECT pg_notify(:channel, :payload)")
+        parameters = {"channel": CHANNEL, "payload": payload(session_id, version)}
+        if in_transaction(self._engine):
+            with writing(self._engine) as connection:
+                connection.execute(notify, parameters)
+            return
         try:
             with self._engine.connect() as connection:
-                connection.execute(
-                    sa.text("SELECT pg_notify(:channel, :payload)"),
-                    {"channel": CHANNEL, "payload": payload(session_id, version)},
-                )
+                connection.execute(notify, parameters)
                 connection.commit()
         except sa.exc.SQLAlchemyError as error:
             # The streams of other workers see the event at their next heartbeat instead.

@@ -13,11 +13,14 @@ they cross into the loop with ``call_soon_threadsafe``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
+
+from diceledger.infra.store.transaction import after_commit
 
 LOG = logging.getLogger("diceledger.live")
 
@@ -173,10 +176,15 @@ class LiveUpdates:
         self._channel = channel
 
     def appended(self, session_id: str, version: int) -> None:
-        """Wake this worker's streams of the session and tell the other workers (any thread)."""
-        self.wakeups.announce(session_id, version)
+        """Tell the other workers and, once committed, this worker's streams (any thread).
+
+        Called inside the append's transaction: the other workers' announcement joins it
+        (PostgreSQL delivers a NOTIFY at commit and drops it at a rollback), and this
+        worker's streams are woken after the commit, when their read can see the events.
+        """
         if self._channel is not None:
             self._channel.publish(session_id, version)
+        after_commit(functools.partial(self.wakeups.announce, session_id, version))
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver wake-ups in ``loop`` and start hearing the other workers."""

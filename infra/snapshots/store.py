@@ -23,7 +23,7 @@ from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session.state import FOLD_VERSION, SessionState
 from diceledger.infra.snapshots.codec import Head, SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshots.schema import session_snapshots
-from diceledger.infra.store.database import write_connection
+from diceledger.infra.store.database import read_connection, write_connection
 from diceledger.infra.store.port import Clock, utc_now
 from diceledger.infra.store.schema import events
 
@@ -55,7 +55,7 @@ class SnapshotStore:
             .where(snap.c.stream_id == stream_id, snap.c.fold_version == FOLD_VERSION)
         )
         try:
-            with self._engine.connect() as connection:
+            with read_connection(self._engine) as connection:
                 row = connection.execute(query).first()
         except exc.SQLAlchemyError as error:  # no table yet, no grant: replay instead
             log.info("session snapshot of %s not read: %s", stream_id, error)
@@ -107,7 +107,7 @@ class SnapshotStore:
                     "SELECT has_table_privilege('session_snapshots', 'INSERT')"
                     " AND has_table_privilege('session_snapshots', 'UPDATE')"
                 )
-                with self._engine.connect() as connection:
+                with read_connection(self._engine) as connection:
                     self._writable = bool(connection.scalar(query))
         return self._writable
 

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import CorruptLogError, InvalidInputError
-from diceledger.infra.store.database import translate_errors
+from diceledger.infra.store.database import read_connection, translate_errors
 from diceledger.infra.store.transaction import writing
 from diceledger.infra.vault.cipher import SeedCipher, load_seed_cipher
 from diceledger.infra.vault.schema import seed_vault
@@ -76,7 +76,7 @@ class SeedVault:
         query = sa.select(seed_vault.c.sealed_seed).where(
             seed_vault.c.stream_id == stream_id, seed_vault.c.commitment == commitment
         )
-        with translate_errors(self._engine.url), self._engine.connect() as connection:
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
             sealed = connection.scalar(query)
         if sealed is None:
             return None

@@ -9,15 +9,21 @@ deployment, a hand-run psql), can hold it: then a roll waits a bounded time and 
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx2
 import psycopg
 import pytest
-from sqlalchemy.engine import make_url
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, make_url
 
+from diceledger.infra.store.mapper import to_row
+from diceledger.infra.store.schema import events
+from diceledger.infra.store.sql import SqlEventStore
 from tests.api.conftest import Api, build_api, open_table
 from tests.infra.support import database_url
 
@@ -151,3 +157,38 @@ def test_a_role_that_may_only_read_cannot_lock_a_session_and_its_rolls_go_on(
         assert api.services.app.session("mira", table.sid).version > before
     finally:
         reader.rollback()
+
+
+@pytest.mark.postgres
+def test_an_insert_that_collides_under_the_lock_answers_503_and_records_nothing(
+    postgres_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every writer appends under the session's lock, so a PostgreSQL append takes no
+    # savepoint. Here a writer that skips the lock (a hand-written INSERT) commits the
+    # next version between the roll's version check and its insert: the insert collides,
+    # the transaction is void, and the roll answers busy with nothing of it recorded.
+    api = postgres_api
+    table = open_table(api)
+    before = api.services.app.session("mira", table.sid).version
+    insert = SqlEventStore._insert
+
+    def lock_skipper_first(connection: Connection, records: Any) -> list[int]:
+        stranger = to_row(dataclasses.replace(records[0], event_id=str(uuid.uuid4())))
+        with api.db.begin() as other:
+            other.execute(events.insert(), stranger)
+        return insert(connection, records)
+
+    monkeypatch.setattr(SqlEventStore, "_insert", staticmethod(lock_skipper_first))
+    busy = roll(api, table.sid, table.ann)
+    assert busy.status_code == 503, busy.text
+    assert busy.json()["type"] == "/problems/session-busy"
+    assert busy.headers["retry-after"] == "1"
+    with api.db.connect() as connection:
+        versions = connection.scalars(
+            sa.select(events.c.stream_version).where(events.c.stream_id == table.sid)
+        ).all()
+    assert sorted(versions) == list(range(1, before + 2))  # the stranger's row alone
+    # Its retry is told of the stranger's row, as of any row changed by another path.
+    monkeypatch.setattr(SqlEventStore, "_insert", staticmethod(insert))
+    retried = roll(api, table.sid, table.ann)
+    assert retried.status_code == 409 and retried.json()["type"] == "/problems/log-tampered"

@@ -1,0 +1,139 @@
+"""What one roll sends PostgreSQL: its round trips and its pooled-connection checkouts.
+
+Counted, never timed: every statement the driver sends (``Cursor.execute``, one
+``executemany`` pipeline) and every transaction command it sends on its own (BEGIN, COMMIT,
+ROLLBACK), each a request and its answer over the network; and every connection taken from
+SQLAlchemy's pool. A roll's figures are deterministic once the session's lock row exists and
+the warm-up rolls have run, so they are asserted exactly: a change that adds a round trip to
+every roll has to say so here (docs/performance.md, "W7 HTTP").
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from psycopg._connection_base import BaseConnection
+from sqlalchemy.pool import Pool
+
+from tests.api.conftest import Api, build_api, open_table
+from tests.infra.support import database_url
+
+CHECK = {"kind": "check", "expression": "1d20+3", "target": 12, "adv": [{"amount": 1}]}
+WARM_UP = 3  # the session's lock row is made by its first roll
+MEASURED = 5  # rolls, fewer than a snapshot's worth of events (SNAPSHOT_EVERY)
+
+
+@dataclass
+class Wire:
+    """What the process sent PostgreSQL while ``counting``: round trips and checkouts."""
+
+    counting: bool = False
+    seen: Counter[str] = field(default_factory=Counter)
+
+    def count(self, what: str) -> None:
+        if self.counting:
+            self.seen[what] += 1
+
+    @property
+    def round_trips(self) -> int:
+        return self.seen["statement"] + self.seen["transaction command"]
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[Wire]:
+    counted = Wire()
+    execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
+    command = BaseConnection._exec_command
+
+    def counted_execute(cursor: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.count("statement")
+        return execute(cursor, *args, **kwargs)
+
+    def counted_executemany(cursor: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.count("statement")  # one pipeline: the rows go out together, one sync
+        return executemany(cursor, *args, **kwargs)
+
+    def counted_command(connection: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.count("transaction command")
+        return command(connection, *args, **kwargs)
+
+    def checked_out(*_: Any) -> None:
+        counted.count("checkout")
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
+    monkeypatch.setattr(psycopg.Cursor, "executemany", counted_executemany)
+    monkeypatch.setattr(BaseConnection, "_exec_command", counted_command)
+    sa.event.listen(Pool, "checkout", checked_out)
+    try:
+        yield counted
+    finally:
+        sa.event.remove(Pool, "checkout", checked_out)
+
+
+@pytest.fixture
+def pg_api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    url = database_url("postgres", request)
+    assert url is not None
+    built = build_api(url)
+    try:
+        with built.client:
+            yield built
+    finally:
+        built.services.app.close()
+        built.db.dispose()
+
+
+def per_roll(api: Api, wire: Wire) -> list[tuple[int, int]]:
+    """Roll checks in a session; return each measured roll's (round trips, checkouts)."""
+    table = open_table(api)
+    path = f"/api/v1/sessions/{table.sid}/rolls"
+    figures = []
+    for number in range(WARM_UP + MEASURED):
+        wire.seen.clear()
+        wire.counting = number >= WARM_UP
+        rolled = api.post(path, table.ann, CHECK, key=str(uuid.uuid4()))
+        wire.counting = False
+        assert rolled.status_code == 201, rolled.text
+        if number >= WARM_UP:
+            figures.append((wire.round_trips, wire.seen["checkout"]))
+    return figures
+
+
+@pytest.mark.postgres
+def test_a_roll_takes_thirteen_round_trips_on_two_pooled_connections(
+    pg_api: Api, wire: Wire
+) -> None:
+    assert per_roll(pg_api, wire) == [(13, 2)] * MEASURED
+
+
+@pytest.mark.postgres
+def test_a_worker_with_a_pool_of_one_connection_takes_rolls(
+    pg_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A request holds its shared connection from its first read to its commit: a read
+    # that took a second connection meanwhile (a session's snapshot, its seed, on a
+    # worker's first roll in it) would wait for itself once the pool is spent, as 64
+    # clients on a worker's 15 connections did for 30 s in W7.
+    table = open_table(pg_api)
+    create_engine = sa.create_engine
+
+    def one_connection_pool(*args: Any, **kwargs: Any) -> sa.Engine:
+        return create_engine(*args, **kwargs, pool_size=1, max_overflow=0, pool_timeout=3)
+
+    monkeypatch.setattr(sa, "create_engine", one_connection_pool)
+    worker = build_api(pg_api.url)
+    try:
+        with worker.client:
+            for token in (table.ann, table.bob, table.ann):
+                rolled = worker.roll(table.sid, token, CHECK)
+                assert rolled.status_code == 201, rolled.text
+    finally:
+        worker.services.app.close()
+        worker.db.dispose()
