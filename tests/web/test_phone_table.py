@@ -112,3 +112,29 @@ def test_every_error_of_a_form_shows_at_once_and_goes_when_fixed(
     ann.driver.switch_to.active_element.send_keys("1d20+2")
     assert not ann.find("#roll-expression-error").is_displayed()
     assert ann.find("#roll-target-error").is_displayed()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_next_roll_carries_nothing_of_the_last_but_its_kind(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    access = server.services.access
+    owner = access.as_owner(access.open_session("Tomb of Ash", "mira").started.session_id, "mira")
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    gm.open(f"/sign-in/{access.sign_in_code(owner).code}")
+    gm.click("form button[type=submit]")
+    gm.until(lambda: "/s/" in gm.driver.current_url, "the GM's table")
+    gm.wait_log_loaded()
+    # The GM's greataxe check for the ghoul, blind, with a flank and typed-in dice...
+    gm.fill_roll("check", "1d20+2", target="12", label="greataxe", mode="blind", faces="14, 5")
+    gm.fill_roll("check", "1d20+2", **{"for": "ghoul"})
+    gm.add_source("adv", 1, "flank")
+    gm.submit_roll()
+    gm.wait_roll(1, "ghoul check (greataxe)", "flank", "blind")
+    # ...then a Perception check, typing only its dice and its target.
+    gm.type("#roll-expression", "1d20+3")
+    gm.type("#roll-target", "15")
+    gm.submit_roll()
+    text = gm.wait_roll(2, "mira check", "vs 15")
+    for left_over in ("greataxe", "flank", "ghoul", "blind", "typed in"):
+        assert left_over not in text, text
