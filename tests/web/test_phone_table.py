@@ -6,6 +6,7 @@ moved there and the error gone once fixed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -138,3 +139,20 @@ def test_the_next_roll_carries_nothing_of_the_last_but_its_kind(
     text = gm.wait_roll(2, "mira check", "vs 15")
     for left_over in ("greataxe", "flank", "ghoul", "blind", "typed in"):
         assert left_over not in text, text
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_odds_say_what_each_figure_is_and_which_rerolls_they_assume(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.join(invite_link(server))
+    ann.fill_roll("check", "1d20", target="13", reroll="1")
+    odds = ann.wait_text("#roll-odds", "Needs 13+:", "Assumes rerolls as the default policy")
+    assert "the lowest die, while it is below its die's average" in odds
+    # Opposed: win and lose overall (they add up to 100%), the tie one round's, each named.
+    ann.open(f"/s/{ann.session_id}")
+    ann.fill_roll("opposed", "1d20+1", vs_name="bob")
+    odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
+    win, lose, tie = (float(n) for n in re.findall(r"(\d+\.\d)%", odds))
+    assert abs(win + lose - 100) <= 0.1 and 0 < tie < 100, odds
