@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from diceledger.domain.session import commands as cmd
+from diceledger.web.context import Settings
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person
 
@@ -126,6 +127,14 @@ def test_a_spent_invite_and_a_lost_sign_in_say_plainly_how_to_get_back_in(
     assert "You are not signed in here" in told
     assert not re.search(r"Authorization|Bearer|dlt_|token", told)
     assert "Sign in on another device" in told
+    # Joining again under her own name is refused, and the page says how to get back in.
+    gm.open(f"/s/{gm.session_id}/gm")
+    other.driver.get(invite(gm))
+    other.type("#name", "ann")
+    other.click("form button[type=submit]")
+    assert "ann is already in session" in other.wait_text("#name-error", "already")
+    assert "Sign in on another device" in other.text("#coming-back")
+    assert other.driver.switch_to.active_element.get_attribute("id") == "name"
 
     ann.open(f"/s/{ann.session_id}")
     ann.click("#devices > summary")
@@ -304,3 +313,30 @@ def test_an_open_table_follows_its_roll_resolving_and_the_session_ending(
     ann.until(lambda: ann.find("#ended-notice").is_displayed(), "the ended notice, live")
     assert "This session has ended" in ann.text("#ended-notice")
     assert ann.find("#roll-submit").get_attribute("disabled") is not None
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_roll_limit_counts_a_members_rolls_on_all_her_devices(
+    open_browser: OpenBrowser, tmp_path: Path, width: int, height: int
+) -> None:
+    limited = Settings(rolls_per_minute=2, redemptions_per_minute=1_000)
+    with live_server(f"sqlite:///{tmp_path / 'limited.sqlite'}", settings=limited) as server:
+        access = server.services.access
+        sid = access.open_session("Tomb of Ash", "mira").started.session_id
+        ann = Person("ann", open_browser(width=width, height=height), server.url)
+        ann.join(f"{server.url}/join/{access.invite(access.as_owner(sid, 'mira')).code}")
+        phone = Person("ann", open_browser(width=width, height=height), server.url)
+        phone.open(f"/sign-in/{access.sign_in_code(access.as_owner(sid, 'ann')).code}")
+        phone.click("form button[type=submit]")
+        phone.until(lambda: "/s/" in phone.driver.current_url, "the table")
+        phone.wait_log_loaded()
+        for roll_id in (1, 2):
+            ann.fill_roll("effect", "1d6", faces="4")
+            ann.submit_roll()
+            ann.wait_roll(roll_id, "ann effect")
+        # Her second device is no fresh budget: the limit is hers, told beside Roll.
+        phone.fill_roll("effect", "1d6", faces="4")
+        phone.submit_roll()
+        told = phone.wait_text("#roll-submit-error", "at most 2 rolls a minute")
+        assert "try again in" in told
+        assert not phone.all("#roll-3")
