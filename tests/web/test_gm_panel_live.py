@@ -331,11 +331,11 @@ def test_the_roll_limit_counts_a_members_rolls_on_all_her_devices(
         phone.until(lambda: "/s/" in phone.driver.current_url, "the table")
         phone.wait_log_loaded()
         for roll_id in (1, 2):
-            ann.fill_roll("effect", "1d6", faces="4")
+            ann.fill_roll("damage", "1d6", faces="4")
             ann.submit_roll()
-            ann.wait_roll(roll_id, "ann effect")
+            ann.wait_roll(roll_id, "ann damage")
         # Her second device is no fresh budget: the limit is hers, told beside Roll.
-        phone.fill_roll("effect", "1d6", faces="4")
+        phone.fill_roll("damage", "1d6", faces="4")
         phone.submit_roll()
         told = phone.wait_text("#roll-submit-error", "at most 2 rolls a minute")
         assert "try again in" in told

@@ -84,7 +84,7 @@ def test_each_mode_shows_each_role_what_it_may_see(
     people = {person.name: person for person in seat(open_browser, server, size)}
     for roll_id, (roller, mode) in enumerate(ROLLS, start=1):
         person = people[roller]
-        person.fill_roll("effect", "1d6+1", mode=mode, label=f"secret {roll_id}")
+        person.fill_roll("damage", "1d6+1", mode=mode, label=f"secret {roll_id}")
         person.submit_roll()
         person.wait_roll(roll_id, "#")
         # The next roll starts public again: a private roll never makes the next one private.

@@ -97,3 +97,5 @@ def test_the_statistics_page_counts_dice_in_words_and_keeps_a_blind_roll_out_of_
     sign_in(gm, server, sid)
     gm.open(f"/s/{sid}/stats")
     assert figure(gm, "ann", "Checks, saves and opposed checks won") == "1 of 2"
+    # ...but not in her luck, which rates only the rolls she saw: +0.6 still, not +0.1.
+    assert figure(gm, "ann", "Luck (won minus expected)").startswith("+0.6")
