@@ -9,15 +9,23 @@ Measured, in interleaved rounds, each on the new session and on the long one:
 - cold: a fresh Application per command, as a CLI process builds it (engine, schema
   check, keyring), then the command; "snapshots off" builds it without snapshots, which
   is how every command ran before them (it replays the whole session);
-- warm: one long-lived Application (a server worker) that has loaded both sessions;
+- cold_tail: the same on a second long session whose snapshot lies nearly as far behind
+  its head as a snapshot ever does (a SNAPSHOT_SHARE-th of the session), the most a
+  fresh process folds after reading one;
+- warm: one long-lived Application (a server worker), WARM_COMMANDS commands in a row on
+  each session it has loaded; a round's figure is their mean, so the snapshot writes
+  that land on one command in many count as a server pays them;
 - cli: `diceledger check` as a fresh process (and, off, the same CLI with snapshots
   disabled in the process), unless --no-cli.
 
-A snapshot is written after a command once 100 events were folded past the last one, so
-the long session's tail after its snapshot varies between 0 and 100 events across rounds
-(the build leaves it at a snapshot). Ratios are long / new, medians of per-round ratios.
+A snapshot is written after a command once max(100, a SNAPSHOT_SHARE-th of the last
+snapshot's events) were folded past it; the build leaves the long session at a snapshot,
+and the rounds' commands grow its tail from there (up to that spacing, then it is written
+again). --fixed-spacing writes one every 100 events instead, as before. Ratios are long /
+new, medians of per-round ratios; "total" is the ratio of the summed times of every round.
 
 Run: .venv/bin/python bench/w8_long_session.py [--quick] [--rounds N] [--profile] [--no-cli]
+     [--fixed-spacing]
 """
 
 from __future__ import annotations
@@ -30,7 +38,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +54,7 @@ from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide import decide
 from diceledger.domain.session.events import Amount
 from diceledger.domain.session.state import evolve
+from diceledger.infra.app import sessions
 from diceledger.infra.app.application import Application
 from diceledger.infra.app.sessions import SessionService
 from diceledger.infra.bootstrap import bootstrap
@@ -59,6 +67,7 @@ from diceledger.infra.store.sql import SqlEventStore
 from diceledger.infra.vault.seeds import SeedVault
 
 LONG_EVENTS = 20_000
+WARM_COMMANDS = 34  # about 100 events: a snapshot's spacing on a session of 2,000
 TARGET = 1.2
 SEED = b"w8" * 16
 CHECK = cmd.RequestRoll(
@@ -73,43 +82,58 @@ CLI_OFF = (
 )
 
 
-def build(url: str, events: int, rounds: int) -> tuple[list[str], str]:
-    """Make a new session per round and one of ``events`` events; return their ids."""
+def build(url: str, events: int, rounds: int) -> tuple[list[str], str, str]:
+    """Make a new session per round and two of ``events`` events; return their ids.
+
+    The first long one is left at its snapshot; the second with its snapshot as far
+    behind its head as ``rounds`` more commands leave it without writing a new one.
+    """
     engine = open_engine(url)
     store, vault = SqlEventStore(engine), SeedVault(engine)
     ledger = CheckpointLedger(engine, open_keyring())
-    ids = iter(range(rounds + 1))
+    ids = iter(range(rounds + 2))
     service = SessionService(
         store, vault, new_seed=lambda: SEED, new_suffix=lambda: f"{next(ids):03d}", ledger=ledger
     )
     news = [service.start("new", "gm").session_id for _ in range(rounds)]
     long = service.start("long", "gm").session_id
-    for session in (*news, long):
+    tail = service.start("tail", "gm").session_id
+    for session in (*news, long, tail):
         service.execute(session, "player", cmd.JoinSession("player"))
-    state = service.load(long)
 
-    def dice(nonce: int, client_seed: str, salt: str) -> DiceSource:
-        return SeededSource(SEED, long, nonce, client_seed, salt)
+    def grow(session: str, until: int) -> None:
+        # Decided command by command as the service would, appended and signed 1,000 at
+        # a time: the same log, without 5,000 separate transactions.
+        state = service.load(session)
 
-    # Decided command by command as the service would, appended and signed 1,000 at a
-    # time: the same log, without 5,000 separate transactions.
-    while state.version < events:
-        batch, expected = [], state.version
-        while len(batch) < 1_000 and state.version < events:
-            decided = decide(state, CHECK, Context("player", dice))
-            meta = {"actor": "player", "correlation_id": str(uuid.uuid4())}
-            meta["client_version"] = __version__
-            for event in decided:
-                evolve(state, state.version + 1, event)
-                batch.append(new_event(event, str(uuid.uuid4()), meta))
-        ledger.append_signed(store, long, batch, expected)
-        progress(f"w8: long session at {state.version} events")
-    engine.dispose()
-    # One command writes the long session's first snapshot (a full replay and encode).
+        def dice(nonce: int, client_seed: str, salt: str) -> DiceSource:
+            return SeededSource(SEED, session, nonce, client_seed, salt)
+
+        while state.version < until:
+            batch, expected = [], state.version
+            while len(batch) < 1_000 and state.version < until:
+                decided = decide(state, CHECK, Context("player", dice))
+                meta = {"actor": "player", "correlation_id": str(uuid.uuid4())}
+                meta["client_version"] = __version__
+                for event in decided:
+                    evolve(state, state.version + 1, event)
+                    batch.append(new_event(event, str(uuid.uuid4()), meta))
+            ledger.append_signed(store, session, batch, expected)
+            progress(f"w8: {session} at {state.version} events")
+
+    grow(long, events)
+    grow(tail, events - events // sessions.SNAPSHOT_SHARE)
+    # One command writes each long session's first snapshot (a full replay and encode).
     app = bootstrap(url)
     app.request_roll("player", long, CHECK)
+    app.request_roll("player", tail, CHECK)
     app.close()
-    return news, long
+    # Then the tail grows to just short of the next snapshot's due, less what the rounds'
+    # commands (at most 4 events each) append.
+    at = service.load(tail).version
+    grow(tail, at + max(sessions.SNAPSHOT_EVERY, at // sessions.SNAPSHOT_SHARE) - 4 * rounds - 4)
+    engine.dispose()
+    return news, long, tail
 
 
 def fresh_app(url: str, snapshots: bool) -> Application:
@@ -137,10 +161,12 @@ def cold(url: str, session: str, snapshots: bool) -> float:
     return seconds
 
 
-def timed(run: Callable[[], object]) -> float:
+def warm_mean(app: Application, session: str) -> float:
+    """Return the mean time of WARM_COMMANDS commands in a row on ``session``."""
     started = time.perf_counter()
-    run()
-    return time.perf_counter() - started
+    for _ in range(WARM_COMMANDS):
+        app.request_roll("player", session, CHECK)
+    return (time.perf_counter() - started) / WARM_COMMANDS
 
 
 def cli(argv: list[str], session: str, env: dict[str, str]) -> float:
@@ -156,12 +182,15 @@ def summary(new: list[float], long: list[float]) -> dict[str, Any]:
         "new_ms": round(median(new) * 1000, 2),
         "long_ms": round(median(long) * 1000, 2),
         "long_vs_new": ratio,
+        "total_long_vs_new": round(sum(long) / sum(new), 3),
         "met": ratio <= TARGET,
     }
 
 
 def main() -> None:
     options = parse_options(__doc__.splitlines()[0], _add_options)
+    if options.fixed_spacing:  # no share of the session: max(100, 0) events apart
+        sessions.SNAPSHOT_SHARE = sys.maxsize
     machine = describe()
     rounds = options.rounds or (5 if options.quick else 15)
     events = 2_000 if options.quick else LONG_EVENTS
@@ -171,15 +200,14 @@ def main() -> None:
     url = f"sqlite:///{folder / 'w8.sqlite'}"
     try:
         progress(f"w8: building a new session and one of {events} events")
-        news, long = build(url, events, rounds + 1)
+        news, long, tail = build(url, events, rounds)
         times: dict[str, list[float]] = {}
 
         def record(name: str, seconds: float) -> None:
             times.setdefault(name, []).append(seconds)
 
         warm = bootstrap(url)
-        for session in (news[-1], long):  # the server has seen both sessions
-            warm.request_roll("player", session, CHECK)
+        warm.request_roll("player", long, CHECK)  # the server has seen the long session
         env = {**os.environ, "DICELEDGER_DB": url, "NO_COLOR": "1"}
         env["XDG_DATA_HOME"] = str(folder / "data")  # checkpoints the CLI keeps
         ours = [str(Path(sys.executable).parent / "diceledger")]
@@ -190,11 +218,12 @@ def main() -> None:
             for label, session in (("new", news[number]), ("long", long)):
                 record(f"cold_{label}", cold(url, session, True))
                 record(f"cold_off_{label}", cold(url, session, False))
-                warm_session = news[-1] if label == "new" else long
-                record(
-                    f"warm_{label}",
-                    timed(lambda s=warm_session: warm.request_roll("player", s, CHECK)),
-                )
+                if label == "new":
+                    record("cold_tail_new", times["cold_new"][-1])
+                    warm.request_roll("player", session, CHECK)  # and the server has it
+                else:
+                    record("cold_tail_long", cold(url, tail, True))
+                record(f"warm_{label}", warm_mean(warm, session))
                 if not options.no_cli:
                     record(f"cli_{label}", cli(ours, session, env))
                     record(f"cli_off_{label}", cli(off, session, env))
@@ -204,13 +233,14 @@ def main() -> None:
             print_profile("w8 cold check, snapshots off", lambda: cold(url, long, False))
         figures = {
             name: summary(times[f"{name}_new"], times[f"{name}_long"])
-            for name in ("cold", "cold_off", "warm", "cli", "cli_off")
+            for name in ("cold", "cold_tail", "cold_off", "warm", "cli", "cli_off")
             if f"{name}_new" in times
         }
         engine = make_engine(url)
         store = SqlEventStore(engine)
-        long_events = store.current_version(long)
+        long_events, tail_events = store.current_version(long), store.current_version(tail)
         snapshot = SnapshotStore(engine).load(long)
+        tail_snapshot = SnapshotStore(engine).load(tail)
         engine.dispose()
         emit(
             "w8_long_session",
@@ -219,6 +249,12 @@ def main() -> None:
             rounds=rounds,
             events_in_session={"new_at_end": store_version(url, news[0]), "long": long_events},
             snapshot_at_end=None if snapshot is None else snapshot.version,
+            tail_session={
+                "events": tail_events,
+                "snapshot_at_end": None if tail_snapshot is None else tail_snapshot.version,
+            },
+            warm_commands=WARM_COMMANDS,
+            snapshot_spacing="fixed 100" if options.fixed_spacing else "share",
             target_long_vs_new=TARGET,
             **figures,
         )
@@ -237,6 +273,11 @@ def store_version(url: str, session: str) -> int:
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-cli", action="store_true", help="skip the fresh-process CLI measurements"
+    )
+    parser.add_argument(
+        "--fixed-spacing",
+        action="store_true",
+        help="write snapshots every 100 events whatever the session's length (as before)",
     )
 
 

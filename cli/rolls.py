@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 import click
@@ -17,6 +18,7 @@ from diceledger.cli.options import (
     SESSION,
     WHOLE,
     CheckOptions,
+    F,
     RollOptions,
     WholeNumber,
     check_options,
@@ -237,6 +239,12 @@ def save(
     _request(app, session_id, "save", expression, options, check, target, dc, against)
 
 
+def _other_sides(flag: str, source: str) -> Callable[[F], F]:
+    """Return the option of one source of the other side; a GM's to give a member (R6)."""
+    help_ = f"{source} X for the other side (a GM's to give a member)."
+    return click.option(flag, type=AMOUNT, multiple=True, help=help_)
+
+
 @click.command("opposed")
 @SESSION
 @EXPR
@@ -253,10 +261,10 @@ def save(
 @click.option(
     "--hindered", type=AMOUNT, multiple=True, help="Hindered X for your side (repeatable)."
 )
-@click.option("--vs-adv", type=AMOUNT, multiple=True, help="Advantage X for the other side.")
-@click.option("--vs-dis", type=AMOUNT, multiple=True, help="Disadvantage X for the other side.")
-@click.option("--vs-eased", type=AMOUNT, multiple=True, help="Eased X for the other side.")
-@click.option("--vs-hindered", type=AMOUNT, multiple=True, help="Hindered X for the other side.")
+@_other_sides("--vs-adv", "Advantage")
+@_other_sides("--vs-dis", "Disadvantage")
+@_other_sides("--vs-eased", "Eased")
+@_other_sides("--vs-hindered", "Hindered")
 @click.option("--for", "on_behalf_of", metavar="NAME", help="GM only: roll your side for another.")
 @click.option("--action", "action_id", metavar="ID", help="Group this roll with an action.")
 @MODE_OPTION

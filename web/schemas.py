@@ -142,7 +142,11 @@ class JoinRequest(Body):
 
 
 class OpposingSide(Body):
-    """The other side of an opposed check."""
+    """The other side of an opposed check.
+
+    Its adv, dis, eased and hindered are a GM's to give when the side is another member:
+    a player's request that gives them is refused (R6).
+    """
 
     name: str = Field(min_length=1, max_length=MAX_TEXT, json_schema_extra=WORDS)
     expression: str = Field(min_length=1, max_length=MAX_EXPRESSION)

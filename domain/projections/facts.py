@@ -27,13 +27,32 @@ Metrics = Counter[str]
 
 def allowance_for(state: SessionState, request: ev.RollRequested) -> int:
     """Return the rerolls a new request may spend, read from the state before it (R11)."""
-    roll_kind(request.kind)  # an unknown kind is refused whatever the request
-    if request.opponent is not None and request.opponent_rerolls_granted is None:
-        return 0  # an opposed check of version 1 took no rerolls
     action = state.actions.get(request.action_id)
-    if action is None:
-        return request.rerolls_granted if covers(request.reroll_scope, request.kind) else 0
-    return action.remaining if covers(action.scope.value, request.kind) else 0
+    return reroll_allowance(
+        request.kind,
+        request.opponent is not None and request.opponent_rerolls_granted is None,
+        (request.rerolls_granted, request.reroll_scope),
+        None if action is None else (action.remaining, action.scope.value),
+    )
+
+
+def reroll_allowance(
+    kind: str,
+    opposed_without_rerolls: bool,
+    granted: tuple[int, str],
+    action: tuple[int, str] | None,
+) -> int:
+    """Return the rerolls a request of ``kind`` may spend (R11), from plain values.
+
+    ``granted`` is what the request grants with its scope, ``action`` what its action has
+    left with its scope when an earlier request opened it. One function for the domain's
+    fold and the store's lean one, so the two cannot drift apart.
+    """
+    roll_kind(kind)  # an unknown kind is refused whatever the request
+    if opposed_without_rerolls:
+        return 0  # an opposed check of version 1 took no rerolls
+    left, scope = granted if action is None else action
+    return left if covers(scope, kind) else 0
 
 
 # Sessions use a handful of kinds and scopes: their enum lookups are made once each (an

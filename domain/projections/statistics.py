@@ -87,7 +87,8 @@ class StatisticsFold:
 
     ``by_character`` keys the rolls' figures by the character each side counts for
     (domain.projections.characters) instead of by player; disputes, which are a player's,
-    are then not counted.
+    are then not counted. Keyed by character, scope own is counted for one member alone,
+    ``own_of``: the viewer, whose own private rolls their characters' figures take.
     """
 
     def __init__(
@@ -95,10 +96,12 @@ class StatisticsFold:
         load_history: LoadHistory | None = None,
         max_sessions: int = 64,
         by_character: bool = False,
+        own_of: str | None = None,
     ) -> None:
         self._load_history = load_history
         self._max_sessions = max_sessions
         self._by_character = by_character
+        self._own_of = own_of
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
 
     def apply(self, item: Logged, tally: Tally) -> None:
@@ -201,16 +204,20 @@ class StatisticsFold:
                     shown[name] = Counter(
                         {k: v for k, v in shown[name].items() if not k.startswith("luck.")}
                     )
-        # A player sees their own roll that the others may not; by character, it waits.
+        # A player sees their own roll that the others may not; by character, only the
+        # figures of the one member they are counted for.
         own = {
             name: Counter(shown.get(name, {}))
-            for name in ([] if played is not None else players)
-            if not may_see(state, roll, EVERYONE) and may_see(state, roll, name)
+            for name in players
+            if (played is None or name == self._own_of)
+            and not may_see(state, roll, EVERYONE)
+            and may_see(state, roll, name)
         }
         for metrics in own.values():
             metrics["excluded.hidden"] = metrics.get("excluded.hidden", 0) - 1
         if played is not None:  # the same figures, under each side's character
             shown = {played[name]: metrics for name, metrics in shown.items()}
+            own = {played[name]: metrics for name, metrics in own.items()}
             players = [played[name] for name in players]
         # Scope public is what EVERYONE may see, by the one visibility rule; scope all is
         # what every GM sees: all but a self roll not yet shown (its roller alone sees it).
@@ -252,10 +259,13 @@ class StatisticsFold:
         evolve(session.state, item.version, item.event)
 
 
-def fold_statistics(logged: Iterable[Logged], by_character: bool = False) -> Tally:
+def fold_statistics(
+    logged: Iterable[Logged], by_character: bool = False, own_of: str | None = None
+) -> Tally:
     """Fold a whole log (in position order) into its counters and member roles; with
-    ``by_character``, the rolls' figures are keyed by character instead of player."""
-    fold, tally = StatisticsFold(by_character=by_character), Tally()
+    ``by_character``, the rolls' figures are keyed by character instead of player, and
+    scope own counted for ``own_of`` alone."""
+    fold, tally = StatisticsFold(by_character=by_character, own_of=own_of), Tally()
     for item in logged:
         fold.apply(item, tally)
     return tally

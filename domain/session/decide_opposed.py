@@ -205,7 +205,7 @@ def request_opposed(
         raise RollError("an opposed check needs two different sides")
     check_texts(command, [side, opponent])
     check_npc_names(state, ctx, [side, opponent])
-    refuse_opponent_numbers(state, opponent)
+    refuse_opponent_numbers(state, opponent, ctx.actor)
     resolved = resolve_sides(state, (side, opponent))
     check_salt(state, ctx, command.salt, (side.name, opponent.name))
     roll_id = len(state.rolls) + 1

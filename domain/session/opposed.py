@@ -47,12 +47,17 @@ def typed_by(session: SessionState, roll: Roll, side: int, nonce: int | None) ->
 
     A command's typed faces go only to the sides its actor decides (R6), so the request's
     faces are its roller's, and any later command's are the side's own roller's; an NPC's
-    side is decided by any GM, whom the log does not name.
+    side is decided by any GM. A member never stops being a GM, so while the session has
+    one GM, they typed every NPC's die; with several, the session state does not say which.
     """
     request = roll.request
     if request.opponent is None or nonce == request.nonce:
         return request.roller
-    return side_roller(session, request, side) or "a GM"
+    roller = side_roller(session, request, side)
+    if roller is not None:
+        return roller
+    gms = [member.name for member in session.members.values() if member.is_gm]
+    return gms[0] if len(gms) == 1 else "a GM"
 
 
 def side_scope(session: SessionState, request: ev.RollRequested, side: int) -> RerollScope:

@@ -60,12 +60,14 @@ def dc_value(state: SessionState, origin: str | None, name: str) -> ev.SheetValu
     return ev.SheetValue("dc", 0, reading.character, name, reading.value, reading.set_at)
 
 
-def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide) -> None:
-    """Refuse a number the requester chose for another member's side (R6).
+def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide, actor: str) -> None:
+    """Refuse what the requester chose for another member's side (R6).
 
-    Each side's MODs are its own: the requester of an opposed check names the other side's
-    attribute (``1d20+@STR``), never its value, and a member with no sheet rolls their dice
-    as they are. An NPC's side is the GMs' to state.
+    Each side's MODs, advantage and ease are its own: the requester of an opposed check
+    names the other side's attribute (``1d20+@STR``), never its value, and a member with
+    no sheet rolls their dice as they are. The circumstances that give the other member
+    Advantage, Disadvantage, Eased or Hindered are a GM's to state, not the other side's.
+    An NPC's side is the GMs' to state.
     """
     if opponent.name not in state.members or opponent.name in state.npc_names:
         return
@@ -75,6 +77,13 @@ def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide) -> None
                 f"name {opponent.name}'s MODs from their sheet (1d20+@STR), "
                 "not as numbers: each side's MODs are its own"
             )
+    chosen = opponent.advantage or opponent.disadvantage or opponent.eased or opponent.hindered
+    member = state.members.get(actor)
+    if chosen and (member is None or not member.is_gm):
+        raise RollError(
+            f"only a GM may give {opponent.name}'s side Advantage, Disadvantage, Eased or "
+            "Hindered: each side's are its own"
+        )
 
 
 def from_saved(state: SessionState, command: cmd.RequestRoll, owner: str) -> cmd.RequestRoll:

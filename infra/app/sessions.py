@@ -38,8 +38,13 @@ from diceledger.infra.store.transaction import after_commit, on_rollback
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
 # A command writes the session's snapshot once this many events were folded past the last
-# one: a fresh process then folds at most about this many events after reading it.
+# one, and at least a SNAPSHOT_SHARE-th of the events the last one held: a fresh process
+# then folds at most about that many events after reading it. Writing one costs time in
+# proportion to the whole session (encode, write), so a fixed spacing made every command
+# of a long session pay O(n) on average (docs/performance.md, "Long sessions"); spaced
+# by a share of the session, each event pays a bounded part of the writes.
 SNAPSHOT_EVERY = 100
+SNAPSHOT_SHARE = 20
 
 # Told after every successful append: the session and its version now (live streams).
 Appended = Callable[[str, int], None]
@@ -75,6 +80,11 @@ class Vault(Protocol):
     def put(self, stream_id: str, seed: bytes) -> str: ...
 
     def get(self, stream_id: str, commitment: str) -> bytes | None: ...
+
+
+def _snapshot_due(version: int, snapshot_at: int) -> bool:
+    """Tell whether a state at ``version`` is due a snapshot, the last one at ``snapshot_at``."""
+    return version - snapshot_at >= max(SNAPSHOT_EVERY, snapshot_at // SNAPSHOT_SHARE)
 
 
 def session_id_for(title: str, suffix: str) -> str:
@@ -254,7 +264,7 @@ class SessionService:
         session_id, state = outcome.session_id, outcome.state
         if self._snapshots is None or not outcome.appended:
             return
-        if state.version - self._snapshot_at.get(session_id, 0) < SNAPSHOT_EVERY:
+        if not _snapshot_due(state.version, self._snapshot_at.get(session_id, 0)):
             return
         head = outcome.appended[-1][0]
         if head.stream_version != state.version:

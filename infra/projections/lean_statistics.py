@@ -23,9 +23,8 @@ from diceledger.domain.projections.facts import (
     Luck,
     Shape,
     check_luck,
-    covers,
     opposed_luck,
-    roll_kind,
+    reroll_allowance,
     shape_of,
     shape_spec,
 )
@@ -121,7 +120,8 @@ class LeanStatisticsFold:
 
     As ``StatisticsFold``: given ``load_history`` it keeps at most ``max_sessions`` open
     sessions and reloads an evicted one from its stream; ``by_character`` keys the rolls'
-    figures by the character each side counts for, and leaves disputes out.
+    figures by the character each side counts for, and leaves disputes out, and counts
+    scope own for ``own_of`` alone.
     """
 
     def __init__(
@@ -129,10 +129,12 @@ class LeanStatisticsFold:
         load_history: LoadHistory | None = None,
         max_sessions: int = 64,
         by_character: bool = False,
+        own_of: str | None = None,
     ) -> None:
         self._load_history = load_history
         self._max_sessions = max_sessions
         self._by_character = by_character
+        self._own_of = own_of
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._faces: dict[tuple[int, int], str] = {}  # (sides, face) -> its metric
         # One handler per record type, looked up by type: each takes the session, its id,
@@ -291,7 +293,7 @@ class LeanStatisticsFold:
             # is no part of it; what they see of their own hidden roll counts as ``own``.
             sees = _sees(session, roll, name)
             scopes = [shown] if shown is not None else []
-            if hidden is not None and sees and played is None:
+            if hidden is not None and sees and (played is None or name == self._own_of):
                 scopes.append(OWN)
                 _count(changes.of(stream_id, player, OWN), "excluded.hidden", -sign)
             for scope in scopes:
@@ -372,13 +374,13 @@ class LeanStatisticsFold:
 
     @staticmethod
     def _allowance(session: _Session, request: rec.Requested) -> int:
-        roll_kind(request.kind)  # an unknown kind is refused whatever the request
-        if request.opponent is not None and request.opponent_rerolls_granted is None:
-            return 0  # an opposed check of version 1 took no rerolls
         action = session.actions.get(request.action_id)
-        if action is None:
-            return request.rerolls_granted if covers(request.reroll_scope, request.kind) else 0
-        return action.granted - action.spent if covers(action.scope, request.kind) else 0
+        return reroll_allowance(
+            request.kind,
+            request.opponent is not None and request.opponent_rerolls_granted is None,
+            (request.rerolls_granted, request.reroll_scope),
+            None if action is None else (action.granted - action.spent, action.scope),
+        )
 
     @staticmethod
     def _played(session: _Session, request: rec.Requested) -> dict[str, str]:
@@ -424,9 +426,17 @@ def stream_history(store: EventStore) -> LoadHistory:
     return history
 
 
-def fold_log(items: Iterable[EventData], store: EventStore, by_character: bool = False) -> Changes:
-    """Fold events of ``store`` in the log's order into counter changes and member roles."""
-    fold, changes = LeanStatisticsFold(stream_history(store), by_character=by_character), Changes()
+def fold_log(
+    items: Iterable[EventData],
+    store: EventStore,
+    by_character: bool = False,
+    own_of: str | None = None,
+) -> Changes:
+    """Fold events of ``store`` in the log's order into counter changes and member roles;
+    by character, scope own is counted for ``own_of`` alone."""
+    history = stream_history(store)
+    fold = LeanStatisticsFold(history, by_character=by_character, own_of=own_of)
+    changes = Changes()
     for item in items:
         fold.apply(item, changes)
     return changes

@@ -146,3 +146,25 @@ def test_the_next_evening_starts_with_the_sheets_the_last_one_left(api: Api, tab
     rolled = api.roll(sid, ann_two, {"kind": "effect", "expression": "1d20+@STR", "faces": [11]})
     assert rolled.status_code == 201, rolled.text
     assert rolled.json()["total"] == 15  # 11 + the STR carried from the first evening
+
+
+def test_a_players_private_roll_counts_in_their_characters_figures_for_them_alone(
+    api: Api, table: Table
+) -> None:
+    campaign_id = start(api, table)
+    sheets = f"/api/v1/sessions/{table.sid}/characters"
+    assert api.post(sheets, table.ann, {"name": "Thalia"}).status_code == 201
+    assert api.roll(table.sid, table.ann, check(15)).status_code == 201
+    assert api.roll(table.sid, table.ann, check(16, mode="gm")).status_code == 201
+    path = f"{CAMPAIGNS}/{campaign_id}/stats"
+
+    def thalia(token: str) -> tuple[int, int]:
+        characters = api.get(path, token).json()["characters"]
+        total = next(
+            r for r in characters if (r["session_id"], r["character"]) == ("ALL", "Thalia")
+        )
+        return total["outcomes"]["made"], total["excluded"]["hidden"]
+
+    assert thalia(table.ann) == (2, 0)  # her own gm roll is hers to count
+    assert thalia(table.bob) == (1, 1)  # bob may not see it
+    assert thalia(table.gm) == (2, 0)  # a GM sees a gm roll

@@ -21,9 +21,14 @@ SEEN_BY = {
     "self": {"ann"},
 }
 WORDS = {"gm": "ann rolled privately", "blind": "ann rolled blind", "self": "ann rolled for"}
-# The counters are shared by all who are not GMs: a roll not public counts for a GM (but a
-# self roll, which no GM sees), and for no player, its roller included, until revealed.
-COUNTED_FOR = {"public": {"mira", "ann", "bob"}, "gm": {"mira"}, "blind": {"mira"}, "self": set()}
+# A roll not public counts for a GM (but a self roll, which no GM sees), for its roller when
+# they may see it (their own figures: scope own), and for no other player until revealed.
+COUNTED_FOR = {
+    "public": {"mira", "ann", "bob"},
+    "gm": {"mira", "ann"},
+    "blind": {"mira"},
+    "self": {"ann"},
+}
 
 
 def rolled(api: Api, table: Table, mode: str) -> int:
@@ -70,6 +75,8 @@ def test_each_mode_shows_a_roll_to_exactly_its_audience_in_every_read(
         assert (review.status_code == 200) == (seen and role == "mira"), (mode, role)
         counted = stats_of_ann(api, table, token)
         assert counted["excluded"]["hidden"] == (0 if role in COUNTED_FOR[mode] else 1)
+        made = counted["outcomes"]["made"]
+        assert made == (1 if role in COUNTED_FOR[mode] else 0), (mode, role)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -184,6 +184,25 @@ def test_r6_the_review_labels_each_die_by_side_round_and_typist(ledger: Ledger, 
     assert "initial; epoch 1 nonce 1 block" in seeded
 
 
+def test_r6_a_player_cannot_give_another_members_side_advantage_or_ease(
+    ledger: Ledger, table: str
+) -> None:
+    # Each side's advantage and ease are its own: ann may not hinder bob's side, nor stack
+    # Disadvantage on it; a GM, who states the circumstances, may.
+    for option, amount in [("--vs-dis", "2"), ("--vs-hindered", "3"), ("--vs-adv", "1")]:
+        refusal = ledger.refused(
+            "ann", "opposed", table, "1d20", "--vs", "bob", "1d20", option, amount, "--faces", "9"
+        )
+        assert refusal == (
+            "only a GM may give bob's side Advantage, Disadvantage, Eased or Hindered: "
+            "each side's are its own"
+        )
+    assert "RollRequested" not in ledger.event_types(table)
+    out = ledger.ok("gm", "opposed", table, "1d20", "--for", "ann", "--vs", "bob", "1d20",
+                    "--vs-dis", "2")  # fmt: skip
+    assert out.splitlines()[0] == "#1 ann opposed vs bob:"
+
+
 def test_r6_a_player_cannot_set_the_modifier_of_another_members_side(
     ledger: Ledger, table: str
 ) -> None:

@@ -256,7 +256,7 @@ def test_an_unspent_allowance_carries_into_a_tied_round_and_its_buttons() -> Non
     assert lines[2:6] == [
         "round 1: gm 1d20 (10) + 2 = 12 · orc 1d20 (11) + 1 = 12 · tie",
         "round 2: gm 1d20 (4) + 2 = 6 · orc 1d20 (9) + 1 = 10",
-        "typed in: round 1 gm by gm · round 1 orc by gm · round 2 gm by gm · round 2 orc by a GM",
+        "typed in: round 1 gm by gm · round 1 orc by gm · round 2 gm by gm · round 2 orc by gm",
         "awaiting **gm**'s rerolls: 1 left (effect); pick one of their dice to reroll, or accept",
     ]
     ids = {button.label: button.custom_id for row in message.rows for button in row}

@@ -33,7 +33,7 @@ from diceledger.domain.session.state import (
 from diceledger.infra.app import sessions as sessions_module
 from diceledger.infra.app.verification import verify_log
 from diceledger.infra.codec.events import from_record
-from diceledger.infra.snapshots.codec import SnapshotUnreadableError, decode_state, encode
+from diceledger.infra.snapshots.codec import Head, SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshots.schema import session_snapshots
 from diceledger.infra.snapshots.store import SnapshotStore
 from diceledger.infra.store.database import make_engine
@@ -93,6 +93,29 @@ def test_reading_a_snapshot_leaves_the_cycle_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_state_read_from_a_snapshot_is_not_walked_again_by_young_collections() -> None:
+    # Made with the collector off, its objects would all be walked by the next young
+    # collections; read back, they are already in the oldest generation.
+    store, session_id = played(5, 40)
+    text = encode(replayed(store, session_id))
+    restored = decode_state(text)
+    oldest = {id(found) for found in gc.get_objects(generation=2)}  # all alive: ids hold
+    assert restored.rolls and id(restored) in oldest
+    assert all(id(roll) in oldest for roll in restored.rolls.values())
+
+
+def test_reading_a_snapshot_leaves_objects_a_process_froze_frozen() -> None:
+    store, session_id = played(5, 20)
+    text = encode(replayed(store, session_id))
+    gc.freeze()  # as a server does before it forks its workers
+    try:
+        frozen = gc.get_freeze_count()
+        assert decode_state(text) == replayed(store, session_id)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 @pytest.fixture
@@ -262,3 +285,39 @@ def test_verify_reads_the_log_never_the_snapshot(processes: Processes) -> None:
     forged = row.state.replace('"face":', '"face":1', 1)
     processes.change(session_id, state=forged)
     assert verify_log(processes.store, session_id).ok
+
+
+class KeptSnapshots:
+    """Snapshots kept in memory, noting the version of every state written."""
+
+    def __init__(self) -> None:
+        self.written: list[int] = []
+
+    def load(self, stream_id: str) -> SessionState | None:
+        return None
+
+    def save(self, state: SessionState, head: Head) -> bool:
+        self.written.append(head.version)
+        return True
+
+
+def test_a_long_session_writes_its_whole_state_less_often_as_it_grows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every write encodes the whole session: spaced by a share of the session, a long
+    # session's commands no longer each pay a growing part of them.
+    monkeypatch.setattr(sessions_module, "SNAPSHOT_SHARE", 4)
+    snapshots = KeptSnapshots()
+    service = sessions_module.SessionService(
+        InMemoryEventStore(), InMemorySeedVault(), snapshots=snapshots
+    )
+    session_id = service.start("long", "gm").session_id
+    service.execute(session_id, "ann", cmd.JoinSession("ann"))
+    most = 0  # the most events one command appends
+    while service.load(session_id).version < 400:
+        most = max(most, len(service.execute(session_id, "ann", CHECK).appended))
+    written, version = snapshots.written, service.load(session_id).version
+    gaps = [(at, after - at) for at, after in zip([0, *written], written, strict=False)]
+    assert all(max(EVERY, at // 4) <= gap < max(EVERY, at // 4) + most for at, gap in gaps)
+    assert version - written[-1] < max(EVERY, written[-1] // 4) + most
+    assert len(written) < version // EVERY // 2  # a fixed spacing wrote one every EVERY

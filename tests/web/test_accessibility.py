@@ -121,5 +121,9 @@ def test_no_page_has_a_serious_accessibility_violation(
             person.submit_roll()
             person.until(lambda: person.all("[aria-invalid=true]"), "the form's error")
             found["table, errors"] = violations(person, axe_script)
+            person.type("#roll-target", "12")  # rolled: the "Roll again" row shows
+            person.submit_roll()
+            person.until(lambda: person.find("#recent-rolls").is_displayed(), "Roll again")
+            found["table, after a roll"] = violations(person, axe_script)
     found = {page: seen for page, seen in found.items() if seen}
     assert found == {}

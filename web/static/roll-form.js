@@ -41,11 +41,12 @@ function controlFor(form, error, submit) {
 }
 
 export class RollForm {
-  constructor(form, { api, isGm, onRolled }) {
+  constructor(form, { api, isGm, onRolled, onSent = () => {} }) {
     this.form = form;
     this.api = api;
     this.isGm = isGm;
     this.onRolled = onRolled;
+    this.onSent = onSent; // told each request the form sent and the server rolled
     this.submit = form.querySelector("#roll-submit");
     this.score = form.querySelector("#advantage-score");
     this.odds = new OddsPreview(
@@ -156,16 +157,35 @@ export class RollForm {
       }
       body.target = Number(target.value);
     }
+    await this.post(body, () => this.submit);
+  }
+
+  /** Roll a request again as it is, in one press (a recent roll's button). */
+  async rollAgain(body) {
+    clearErrors(this.form);
+    await this.post({ ...body }, () => this.submit);
+  }
+
+  /** Send one roll: a fresh Idempotency-Key, and a player's own fresh salt, so nobody, the
+   * server included, could foresee its dice (docs/verification.md). Show the roll, or the
+   * refusal beside the control ``blame`` names for it; ``before`` runs once it is rolled,
+   * before it is shown. Return whether it was rolled. */
+  async post(body, blame, before = () => {}) {
     if (!this.isGm) body.salt = randomKey(16);
+    this.submit.disabled = true;
     this.form.setAttribute("aria-busy", "true");
     try {
       const view = await call("POST", `${this.api}/rolls`, { body, idempotencyKey: randomKey(16) });
+      before();
       this.onRolled(view);
       this.showResult(view);
+      return true;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      this.showProblems([{ control: this.submit, message: error.message }]);
+      this.showProblems([{ control: blame(error), message: error.message }]);
+      return false;
     } finally {
+      this.submit.disabled = this.form.closest("[data-ended=true]") !== null; // ended meanwhile
       this.form.removeAttribute("aria-busy");
     }
   }
@@ -184,25 +204,10 @@ export class RollForm {
       this.showProblems(missing);
       return;
     }
-    // A player's roll carries a fresh salt of their own browser's choosing, so nobody,
-    // the server included, could foresee its dice (docs/verification.md).
-    if (!this.isGm) roll.body.salt = randomKey(16);
-    this.submit.disabled = true;
-    this.form.setAttribute("aria-busy", "true");
-    try {
-      const view = await call("POST", `${this.api}/rolls`, {
-        body: roll.body,
-        idempotencyKey: randomKey(16),
-      });
-      this.reset();
-      this.onRolled(view);
-      this.showResult(view);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      this.showProblems([{ control: controlFor(this.form, error, this.submit), message: error.message }]);
-    } finally {
-      this.submit.disabled = false;
-      this.form.removeAttribute("aria-busy");
-    }
+    const sent = { ...roll.body };
+    const rolled = await this.post(roll.body, (error) => controlFor(this.form, error, this.submit), () =>
+      this.reset(),
+    );
+    if (rolled) this.onSent(sent);
   }
 }

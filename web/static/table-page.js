@@ -3,6 +3,7 @@
 import { renderRoll } from "./dice-view.js";
 import { DisputeBadges } from "./dispute-badges.js";
 import { LiveLog } from "./live-log.js";
+import { RecentRolls } from "./recent-rolls.js";
 import { RollActions } from "./roll-actions.js";
 import { RollForm } from "./roll-form.js";
 import { pageWitness } from "./witness.js";
@@ -55,6 +56,7 @@ function showSession(session) {
     // stops working reads as a broken page.
     table.dataset.ended = "true";
     document.getElementById("roll-submit").disabled = true;
+    recent.close();
     document.getElementById("ended-notice").hidden = false;
   }
 }
@@ -64,7 +66,17 @@ function showLine(line) {
 }
 
 const badges = new DisputeBadges(document.getElementById("dispute-badges"), table.dataset.session);
-const form = new RollForm(document.getElementById("roll-form"), { api, isGm, onRolled: showRoll });
+const form = new RollForm(document.getElementById("roll-form"), {
+  api,
+  isGm,
+  onRolled: showRoll,
+  onSent: (body) => recent.remember(body),
+});
+const recent = new RecentRolls(document.getElementById("recent-rolls"), {
+  storageKey: `diceledger.recent.${table.dataset.session}.${viewer}`,
+  roll: (body) => form.rollAgain(body),
+});
+if (table.dataset.ended === "true") recent.close();
 // The character panel's saved rolls: one press rolls one.
 for (const button of document.querySelectorAll(".saved-roll")) {
   button.addEventListener("click", () => form.rollSaved(button.dataset.saved, button.dataset.kind));

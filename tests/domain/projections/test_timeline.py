@@ -163,6 +163,26 @@ def test_a_player_as_of_view_leaves_out_hidden_rolls_and_says_how_many() -> None
     )
 
 
+def test_r6_an_npcs_later_dice_name_their_typist_while_the_session_has_one_gm() -> None:
+    # GMs only ever join: with one GM, they typed every NPC die; once a co-GM has joined,
+    # the session's state no longer tells which of them typed a later round's.
+    for co_gm, typist in ((False, "gm"), (True, "a GM")):
+        script = Script.table("ann")
+        if co_gm:
+            script.do("gm", cmd.JoinSession("vera", as_gm=True))
+        duel = cmd.RequestOpposed(
+            ev.CheckSide("gm", "1d20"),
+            ev.CheckSide("orc", "1d20"),
+            rerolls=1,
+            opponent_rerolls=1,
+            faces=(7, 7),
+        )
+        script.do("gm", duel)
+        script.do("gm", cmd.Accept(1))
+        script.do("gm", cmd.Accept(1, faces=(5, 12)))  # the tie's fresh round
+        assert texts(script, "gm")[-1] == f"#1 orc, round 2, dice: d20 12 (typed in by {typist})"
+
+
 def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round() -> None:
     script = Script.table("ann", "bob")
     # The GM types in both sides' dice only because the other side is an NPC (R6).
@@ -185,7 +205,7 @@ def test_r6_r11_an_opposed_checks_rerolls_and_accepts_name_their_side_and_round(
         "#1 orc, round 1, accepted by gm (1 rerolls left)",
         "#1 round 1 tied at 12; both roll again",
         "#1 gm, round 2, dice: d20 9 (typed in by gm)",
-        "#1 orc, round 2, dice: d20 4 (typed in by a GM)",
+        "#1 orc, round 2, dice: d20 4 (typed in by gm)",  # the session's one GM
     ]
     # The orc's reroll carries into round 2, so the check waits for its side there.
     (waiting,) = array_at(standing(script.state), "open_rolls")
