@@ -21,7 +21,7 @@ class Settings:
     """The server's limits (docs/api.md lists them)."""
 
     max_body_bytes: int = 64 * 1024
-    rolls_per_minute: int = 120  # per token: every POST that draws dice
+    rolls_per_minute: int = 120  # per member, on all their devices: every POST that draws dice
     redemptions_per_minute: int = 20  # per session: invite codes tried
     streams_per_token: int = 4  # live streams open at once, per worker
     heartbeat_seconds: float = 15.0  # a quiet stream's comment line, and its re-read

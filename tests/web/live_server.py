@@ -39,11 +39,14 @@ def free_port() -> int:
 
 @contextmanager
 def live_server(
-    db_url: str, port: int = 0, customise: Callable[[FastAPI, WebServices], None] | None = None
+    db_url: str,
+    port: int = 0,
+    customise: Callable[[FastAPI, WebServices], None] | None = None,
+    settings: Settings = SETTINGS,
 ) -> Iterator[LiveServer]:
     """Serve the app on ``db_url`` at 127.0.0.1:``port`` (a free one by default) until the end."""
     parts = bootstrap_server(db_url)
-    services = WebServices(parts.app, parts.access, parts.requests, SETTINGS, live=parts.live)
+    services = WebServices(parts.app, parts.access, parts.requests, settings, live=parts.live)
     app = build_app(services)
     if customise is not None:
         customise(app, services)

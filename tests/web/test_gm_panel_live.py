@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from diceledger.domain.session import commands as cmd
+from diceledger.web.context import Settings
 from tests.web.live_server import LiveServer, live_server
 from tests.web.people import Person
 
@@ -66,7 +68,11 @@ def test_the_gm_panel_follows_joins_disputes_and_reveals_live(
     end = gm.find("#end-session")
     assert end.value_of_css_property("background-color") == "rgba(0, 0, 0, 0)"
 
-    ann.join(invite(gm))
+    # An invite's expiry reads as people read times: to the minute, the zone named.
+    link = invite(gm)
+    label = gm.all("#invite-links label")[0].text
+    ann.join(link)
+    assert re.fullmatch(r"Invite link \(one use, until \d{4}-\d\d-\d\d \d\d:\d\d \S+\)", label)
     gm.until(lambda: gm.all('#members tr[data-member="ann"]'), "ann's row, live")
     assert "player" in gm.text('#members tr[data-member="ann"]')
 
@@ -121,6 +127,14 @@ def test_a_spent_invite_and_a_lost_sign_in_say_plainly_how_to_get_back_in(
     assert "You are not signed in here" in told
     assert not re.search(r"Authorization|Bearer|dlt_|token", told)
     assert "Sign in on another device" in told
+    # Joining again under her own name is refused, and the page says how to get back in.
+    gm.open(f"/s/{gm.session_id}/gm")
+    other.driver.get(invite(gm))
+    other.type("#name", "ann")
+    other.click("form button[type=submit]")
+    assert "ann is already in session" in other.wait_text("#name-error", "already")
+    assert "Sign in on another device" in other.text("#coming-back")
+    assert other.driver.switch_to.active_element.get_attribute("id") == "name"
 
     ann.open(f"/s/{ann.session_id}")
     ann.click("#devices > summary")
@@ -151,10 +165,18 @@ def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
     ann.type("#dispute-reason-1", "the die fell off the table")
     ann.click("#send-dispute-1")
     ann.wait_roll(1, "Disputed: waiting for the GM's ruling")
+    assert not ann.all("#dispute-1")  # disputed once is enough until the GM rules
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click("#void-1")
+    gm.type("#note-1", "cocked die")
     gm.click("#review-1 button[type=submit]")
     gm.wait_text("#review-1", "Ruled: roll #1 voided")
+    # ann reads the ruling live, with the GM's note: the void result struck, not its reason.
+    ann.wait_roll(1, "Voided by the GM after a dispute", "The GM's note: cocked die")
+    total = ann.find("#roll-1 .roll-total")
+    assert "line-through" in total.value_of_css_property("text-decoration-line")
+    reason = ann.find("#roll-1 .tag.voided")
+    assert "line-through" not in reason.value_of_css_property("text-decoration-line")
     gm.open(f"/s/{gm.session_id}")
     gm.wait_roll(1, "Voided by the GM")
     assert not gm.all("#replace-1")  # only its roller rolls it again
@@ -201,3 +223,120 @@ def test_the_gm_signs_a_player_back_in_and_the_player_signs_a_device_out(
 
     ann.open(f"/s/{gm.session_id}")  # the first browser, signed out from the phone
     assert "You are not signed in here" in ann.text("main")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_sixth_device_signs_the_first_out(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))  # her first device
+    access = server.services.access
+    for _ in range(4):  # four more, each redeeming a sign-in link of hers
+        access.sign_in(access.sign_in_code(access.as_owner(gm.session_id, "ann")).code)
+
+    ann.click("#devices > summary")
+    ann.click("#new-device-link")
+    ann.until(lambda: ann.all("#device-links input"), "a sign-in link")
+    phone = Person("ann", open_browser(width=width, height=height), server.url)
+    phone.driver.get(str(ann.find("#device-links input").get_attribute("value")))
+    phone.click("form button[type=submit]")  # the sixth
+    phone.until(lambda: "/s/" in phone.driver.current_url, "the table")
+    phone.wait_log_loaded()
+    phone.click("#devices > summary")
+    phone.click("#show-devices")
+    phone.until(lambda: len(phone.all("#device-list li")) == 5, "five devices, no more")
+    assert "(this device)" in phone.text("#device-list li:last-child")
+
+    ann.open(f"/s/{gm.session_id}")  # the first device, the oldest: signed out
+    assert "You are not signed in here" in ann.text("main")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_r6_an_opposed_checks_dice_read_by_side_round_and_typist(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))
+    server.services.app.join("bob", gm.session_id, cmd.JoinSession("bob"))
+    # ann types in her own die; bob's side is not hers to type.
+    ann.fill_roll("opposed", "1d20", vs_name="bob", faces="17,3")
+    ann.submit_roll()
+    ann.wait_text("#roll-faces-error", "faces typed in are only for your own side")
+    ann.type("#roll-faces", "17")
+    ann.submit_roll()
+    ann.wait_roll(1, "Round 1: ann 17, bob ", "typed in by ann")
+    # The GM against an NPC types in both sides' dice: a tie, then a second round.
+    gm.open(f"/s/{gm.session_id}")
+    gm.wait_log_loaded()
+    gm.fill_roll("opposed", "1d20", vs_name="orc", faces="10,10,15,3")
+    gm.submit_roll()
+    gm.wait_roll(2, "Round 1: mira 10, orc 10", "Round 2: mira 15, orc 3")
+    app = server.services.app
+    app.open_dispute("bob", gm.session_id, 1, "who typed what?")
+    app.open_dispute("ann", gm.session_id, 2, "a tie?")
+
+    gm.open(f"/s/{gm.session_id}/gm")
+    rows = [row.text for row in gm.all("#review-1 .review-dice tbody tr")]
+    assert rows[0].startswith("ann, round 1 #0 d20 17") and "typed in by ann" in rows[0], rows
+    assert rows[1].startswith("bob, round 1 #0 d20") and "the server's dice" in rows[1], rows
+    rows = [row.text for row in gm.all("#review-2 .review-dice tbody tr")]
+    sides = [row.split(" #")[0] for row in rows]
+    assert sides == ["mira, round 1", "orc, round 1", "mira, round 2", "orc, round 2"], rows
+    assert all("typed in by mira" in row for row in rows), rows
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_an_open_table_follows_its_roll_resolving_and_the_session_ending(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.join(invite(gm))
+    ann.fill_roll("damage", "2d6", reroll="1", reroll_scope="damage", faces="2, 3")
+    ann.submit_roll()
+    ann.wait_text("#roll-result", "Rolled #1: total 5, waiting for your rerolls")
+    ann.click("#accept-1")
+    ann.wait_text("#roll-result", "Rolled #1: total 5")
+    ann.until(lambda: "waiting" not in ann.text("#roll-result"), "the line to stop waiting")
+    assert not ann.find("#ended-notice").is_displayed()
+
+    server.services.app.end_session("mira", gm.session_id)  # at the GM's own terminal
+    ann.until(lambda: ann.find("#ended-notice").is_displayed(), "the ended notice, live")
+    assert "This session has ended" in ann.text("#ended-notice")
+    assert ann.find("#roll-submit").get_attribute("disabled") is not None
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_roll_limit_counts_a_members_rolls_on_all_her_devices(
+    open_browser: OpenBrowser, tmp_path: Path, width: int, height: int
+) -> None:
+    limited = Settings(rolls_per_minute=2, redemptions_per_minute=1_000)
+    with live_server(f"sqlite:///{tmp_path / 'limited.sqlite'}", settings=limited) as server:
+        access = server.services.access
+        sid = access.open_session("Tomb of Ash", "mira").started.session_id
+        ann = Person("ann", open_browser(width=width, height=height), server.url)
+        ann.join(f"{server.url}/join/{access.invite(access.as_owner(sid, 'mira')).code}")
+        phone = Person("ann", open_browser(width=width, height=height), server.url)
+        phone.open(f"/sign-in/{access.sign_in_code(access.as_owner(sid, 'ann')).code}")
+        phone.click("form button[type=submit]")
+        phone.until(lambda: "/s/" in phone.driver.current_url, "the table")
+        phone.wait_log_loaded()
+        for roll_id in (1, 2):
+            ann.fill_roll("damage", "1d6", faces="4")
+            ann.submit_roll()
+            ann.wait_roll(roll_id, "ann damage")
+        # Her second device is no fresh budget: the limit is hers, told beside Roll.
+        phone.fill_roll("damage", "1d6", faces="4")
+        phone.submit_roll()
+        told = phone.wait_text("#roll-submit-error", "at most 2 rolls a minute")
+        assert "try again in" in told
+        assert not phone.all("#roll-3")

@@ -6,6 +6,7 @@ moved there and the error gone once fixed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,3 +119,46 @@ def test_every_error_of_a_form_shows_at_once_and_goes_when_fixed(
     ann.driver.switch_to.active_element.send_keys("1d20+2")
     assert not ann.find("#roll-expression-error").is_displayed()
     assert ann.find("#roll-target-error").is_displayed()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_next_roll_carries_nothing_of_the_last_but_its_kind(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    access = server.services.access
+    owner = access.as_owner(access.open_session("Tomb of Ash", "mira").started.session_id, "mira")
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    gm.open(f"/sign-in/{access.sign_in_code(owner).code}")
+    gm.click("form button[type=submit]")
+    gm.until(lambda: "/s/" in gm.driver.current_url, "the GM's table")
+    gm.wait_log_loaded()
+    # The GM's greataxe check for the ghoul, blind, with a flank and typed-in dice...
+    gm.fill_roll("check", "1d20+2", target="12", label="greataxe", mode="blind", faces="14, 5")
+    gm.fill_roll("check", "1d20+2", **{"for": "ghoul"})
+    gm.add_source("adv", 1, "flank")
+    gm.submit_roll()
+    gm.wait_roll(1, "ghoul check (greataxe)", "flank", "blind")
+    # ...then a Perception check, typing only its dice and its target.
+    gm.type("#roll-expression", "1d20+3")
+    gm.type("#roll-target", "15")
+    gm.submit_roll()
+    text = gm.wait_roll(2, "mira check", "vs 15")
+    for left_over in ("greataxe", "flank", "ghoul", "blind", "typed in"):
+        assert left_over not in text, text
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_odds_say_what_each_figure_is_and_which_rerolls_they_assume(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.join(invite_link(server))
+    ann.fill_roll("check", "1d20", target="13", reroll="1")
+    odds = ann.wait_text("#roll-odds", "Needs 13+:", "Assumes rerolls as the default policy")
+    assert "the lowest die, while it is below its die's average" in odds
+    # Opposed: win and lose overall (they add up to 100%), the tie one round's, each named.
+    ann.open(f"/s/{ann.session_id}")
+    ann.fill_roll("opposed", "1d20+1", vs_name="bob")
+    odds = ann.wait_text("#roll-odds", "Chance to win:", "to lose:", "a round ties")
+    win, lose, tie = (float(n) for n in re.findall(r"(\d+\.\d)%", odds))
+    assert abs(win + lose - 100) <= 0.1 and 0 < tie < 100, odds

@@ -177,3 +177,24 @@ def test_the_readmes_pictures_of_play_as_a_player_sees_it(
         "document.getElementById('roll-3').scrollIntoView({block: 'center'});"
     )
     picture(bram, folder / f"ruling-{width}.png")
+
+
+@pytest.mark.parametrize("width", [1280, 768, 360])
+def test_the_pages_around_the_table_fit_and_break_no_word(
+    open_browser: OpenBrowser, demo: tuple[DemoTable, LiveServer], width: int
+) -> None:
+    table, server = demo
+    access = server.services.access
+    owner = access.as_owner(table.session_id, "mira")
+    visitor = Person("ann", open_browser(width=width, height=HEIGHTS[width]), server.url)
+    pages = {
+        "home": "/",
+        "join": f"/join/{access.invite(owner).code}",  # a GET spends no code
+        "sign-in": f"/sign-in/{access.sign_in_code(owner).code}",
+        "not signed in": f"/s/{table.session_id}",
+    }
+    for name, path in pages.items():
+        visitor.open(path)
+        page_width = visitor.driver.execute_script("return document.documentElement.scrollWidth")
+        assert page_width <= width, f"{name} is {page_width} px wide at {width}"
+        assert visitor.driver.execute_script(SPLIT_WORDS) == [], f"{name} breaks words"
