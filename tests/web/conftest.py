@@ -21,6 +21,7 @@ from tests.web.browser import (
     serve_folder,
     start_chromium,
 )
+from tests.web.live_server import LiveServer, live_server
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -112,3 +113,10 @@ def verifier_site(
     static = link_static(tmp_path_factory.mktemp("verifier-site"))
     with serve_folder(static) as url:
         yield url
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A server of the app on a SQLite file of the test's own, stopped after the test."""
+    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
+        yield running

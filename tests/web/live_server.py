@@ -73,3 +73,11 @@ def live_server(
         thread.join(timeout=15)
         parts.app.close()
         assert not thread.is_alive(), "the server did not stop"
+
+
+def invite_link(server: LiveServer) -> str:
+    """Open a session run by mira on ``server`` and return an invite link to it."""
+    access = server.services.access
+    opened = access.open_session("Tomb of Ash", "mira")
+    owner = access.as_owner(opened.started.session_id, "mira")
+    return f"{server.url}/join/{access.invite(owner).code}"

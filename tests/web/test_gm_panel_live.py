@@ -8,7 +8,6 @@ gets back in on another browser without the GM.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,12 +25,6 @@ HASH = re.compile(r"\b[0-9a-f]{32,}\b")
 SIZES = [(360, 740), (1280, 800)]
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
-
-
 def open_session(gm: Person) -> None:
     gm.open("/")
     gm.type("#title", "Tomb of Ash")
@@ -45,6 +38,19 @@ def invite(gm: Person) -> str:
     gm.click("#new-invite")
     gm.until(lambda: gm.all("#invite-links input"), "an invite link")
     return str(gm.all("#invite-links input")[0].get_attribute("value"))
+
+
+def gm_and_ann(
+    open_browser: OpenBrowser, server: LiveServer, size: tuple[int, int]
+) -> tuple[Person, Person]:
+    """Open a session as its GM, on the GM panel, and let ann join by an invite from it."""
+    width, height = size
+    gm = Person("mira", open_browser(width=width, height=height), server.url)
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    open_session(gm)
+    gm.open(f"/s/{gm.session_id}/gm")
+    ann.join(invite(gm))
+    return gm, ann
 
 
 def shown_words(person: Person) -> str:
@@ -153,11 +159,7 @@ def test_a_spent_invite_and_a_lost_sign_in_say_plainly_how_to_get_back_in(
 def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    gm = Person("mira", open_browser(width=width, height=height), server.url)
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    open_session(gm)
-    gm.open(f"/s/{gm.session_id}/gm")
-    ann.join(invite(gm))
+    gm, ann = gm_and_ann(open_browser, server, (width, height))
     ann.fill_roll("check", "1d20+2", target="12", faces="3")
     ann.submit_roll()
     ann.wait_roll(1, "ann check", "vs 12: failure")
@@ -194,11 +196,7 @@ def test_a_voided_roll_is_rolled_again_from_the_log_replacing_it(
 def test_the_gm_signs_a_player_back_in_and_the_player_signs_a_device_out(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    gm = Person("mira", open_browser(width=width, height=height), server.url)
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    open_session(gm)
-    gm.open(f"/s/{gm.session_id}/gm")
-    ann.join(invite(gm))
+    gm, ann = gm_and_ann(open_browser, server, (width, height))
 
     gm.open(f"/s/{gm.session_id}/gm")
     gm.click('button[data-action="sign-in-for"][data-name="ann"]')
@@ -229,11 +227,7 @@ def test_the_gm_signs_a_player_back_in_and_the_player_signs_a_device_out(
 def test_a_sixth_device_signs_the_first_out(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    gm = Person("mira", open_browser(width=width, height=height), server.url)
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    open_session(gm)
-    gm.open(f"/s/{gm.session_id}/gm")
-    ann.join(invite(gm))  # her first device
+    gm, ann = gm_and_ann(open_browser, server, (width, height))  # her first device
     access = server.services.access
     for _ in range(4):  # four more, each redeeming a sign-in link of hers
         access.sign_in(access.sign_in_code(access.as_owner(gm.session_id, "ann")).code)
@@ -259,11 +253,7 @@ def test_a_sixth_device_signs_the_first_out(
 def test_r6_an_opposed_checks_dice_read_by_side_round_and_typist(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    gm = Person("mira", open_browser(width=width, height=height), server.url)
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    open_session(gm)
-    gm.open(f"/s/{gm.session_id}/gm")
-    ann.join(invite(gm))
+    gm, ann = gm_and_ann(open_browser, server, (width, height))
     server.services.app.join("bob", gm.session_id, cmd.JoinSession("bob"))
     # ann types in her own die; bob's side is not hers to type.
     ann.fill_roll("opposed", "1d20", vs_name="bob", faces="17,3")
@@ -296,11 +286,7 @@ def test_r6_an_opposed_checks_dice_read_by_side_round_and_typist(
 def test_an_open_table_follows_its_roll_resolving_and_the_session_ending(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    gm = Person("mira", open_browser(width=width, height=height), server.url)
-    open_session(gm)
-    gm.open(f"/s/{gm.session_id}/gm")
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    ann.join(invite(gm))
+    gm, ann = gm_and_ann(open_browser, server, (width, height))
     ann.fill_roll("damage", "2d6", reroll="1", reroll_scope="damage", faces="2, 3")
     ann.submit_roll()
     ann.wait_text("#roll-result", "Rolled #1: total 5, waiting for your rerolls")

@@ -7,14 +7,12 @@ moved there and the error gone once fixed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer, invite_link
 from tests.web.people import Person
 
 if TYPE_CHECKING:
@@ -34,19 +32,6 @@ return arguments[0].map((s) => {
   return `${s} ${Math.round(box.top)}-${Math.round(box.bottom)}`;
 });
 """
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
-
-
-def invite_link(server: LiveServer) -> str:
-    access = server.services.access
-    opened = access.open_session("Tomb of Ash", "mira")
-    owner = access.as_owner(opened.started.session_id, "mira")
-    return f"{server.url}/join/{access.invite(owner).code}"
 
 
 def on_screen(person: Person, selector: str) -> bool:

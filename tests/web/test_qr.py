@@ -13,7 +13,6 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -21,7 +20,7 @@ import zxingcpp
 from selenium.webdriver.common.by import By
 
 from tests.web.browser import run_module
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer
 from tests.web.people import Person
 from tests.web.test_gm_panel_live import invite, open_session
 
@@ -126,12 +125,6 @@ def test_a_text_longer_than_version_10_holds_gets_no_code(page: Page) -> None:
     fits, too_long = "a" * CAPACITY[-1], "a" * (CAPACITY[-1] + 1)
     assert drawn_one(page, fits).version == 10
     assert drawn(page, [too_long]) == [None]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
 
 
 MODULE = re.compile(r"M(\d+) (\d+)h1v1h-1z")

@@ -5,20 +5,19 @@ roll moves up rather than twice, the buttons outlast a reload, and their words f
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer, invite_link
 from tests.web.people import Person
+from tests.web.test_phone_table import on_screen
 
 if TYPE_CHECKING:
     from tests.web.conftest import OpenBrowser
 
 SIZES = [(360, 740), (1280, 800)]
-# How many lines each recent roll's words take, and whether its row fits the screen's width.
+# How many lines the words of each recent roll take.
 LINES = """
 return Array.from(document.querySelectorAll(".recent-roll"), (button) => {
   const range = document.createRange();
@@ -27,23 +26,6 @@ return Array.from(document.querySelectorAll(".recent-roll"), (button) => {
   return tops.size;
 });
 """
-ON_SCREEN = """
-const box = document.querySelector(arguments[0]).getBoundingClientRect();
-return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
-"""
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
-
-
-def invite_link(server: LiveServer) -> str:
-    access = server.services.access
-    opened = access.open_session("Tomb of Ash", "mira")
-    owner = access.as_owner(opened.started.session_id, "mira")
-    return f"{server.url}/join/{access.invite(owner).code}"
 
 
 def buttons(person: Person) -> list[str]:
@@ -68,7 +50,7 @@ def test_a_recent_roll_is_one_tap_again_with_fresh_dice(
     ann.click(".recent-roll")  # one press: the same check, the server's dice this time
     second = ann.wait_roll(2, "Perception", "vs 12")
     assert "typed in" not in second
-    assert bool(ann.driver.execute_script(ON_SCREEN, "#roll-2")), "the new roll is in view"
+    assert on_screen(ann, "#roll-2"), "the new roll is in view"
 
     ann.fill_roll("damage", "2d6+1")
     ann.submit_roll()

@@ -5,24 +5,16 @@ waiting for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer
 from tests.web.people import Person
 
 if TYPE_CHECKING:
     from tests.web.conftest import OpenBrowser
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 740), (1280, 800)])

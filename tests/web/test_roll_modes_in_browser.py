@@ -8,13 +8,11 @@ them, or one line saying the roll happened, with no dice, label or expression.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer
 from tests.web.people import Person
 
 if TYPE_CHECKING:
@@ -53,12 +51,6 @@ SEEN = {
         (SHOWN, "blind: the GMs only"),
     ],
 }
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
 
 
 def seat(open_browser: OpenBrowser, server: LiveServer, size: tuple[int, int]) -> list[Person]:

@@ -7,8 +7,6 @@ though the GM's figures count it as hers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.modes import RollMode
-from tests.web.live_server import LiveServer, live_server
+from tests.web.live_server import LiveServer
 from tests.web.people import Person
 
 if TYPE_CHECKING:
@@ -28,12 +26,6 @@ CHART_WORDS = """
 return Array.from(document.querySelectorAll(arguments[0] + ' svg text'))
   .filter((t) => t.getBBox().width > 0).map((t) => t.textContent);
 """
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(f"sqlite:///{tmp_path / 'table.sqlite'}") as running:
-        yield running
 
 
 def sign_in(person: Person, server: LiveServer, session_id: str) -> None:
