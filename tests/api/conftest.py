@@ -69,7 +69,18 @@ def build_api(url: str, settings: Settings | None = None) -> Api:
     ]
 )
 def api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    url = database_url(request.param, request)
+    yield from served_api(request.param, request)
+
+
+@pytest.fixture
+def postgres_api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    """The API on PostgreSQL alone, for what only PostgreSQL has (its locks, its wire)."""
+    yield from served_api("postgres", request)
+
+
+def served_api(store: str, request: pytest.FixtureRequest) -> Iterator[Api]:
+    """Serve the API on a fresh database of ``store``; close it all after the test."""
+    url = database_url(store, request)
     assert url is not None
     built = build_api(url)
     try:

@@ -24,8 +24,7 @@ from sqlalchemy.engine import Connection, make_url
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sql import SqlEventStore
-from tests.api.conftest import Api, build_api, open_table
-from tests.infra.support import database_url
+from tests.api.conftest import Api, open_table
 
 CHECK = {"kind": "check", "expression": "1d20+5", "target": 15}
 # Not a timing assertion: a bound so that a roll which hangs fails the test, not the run.
@@ -37,19 +36,6 @@ TAKE_LOCK = (
     "INSERT INTO session_locks (stream_id, purpose) VALUES (%s, 'session') ON CONFLICT DO NOTHING",
     "SELECT 1 FROM session_locks WHERE stream_id = %s AND purpose = 'session' FOR UPDATE",
 )
-
-
-@pytest.fixture
-def postgres_api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    url = database_url("postgres", request)
-    assert url is not None
-    built = build_api(url)
-    try:
-        with built.client:
-            yield built
-    finally:
-        built.services.app.close()
-        built.db.dispose()
 
 
 def conninfo(api: Api, user: str | None = None) -> str:

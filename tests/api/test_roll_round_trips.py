@@ -23,7 +23,6 @@ from psycopg._connection_base import BaseConnection
 from sqlalchemy.pool import Pool
 
 from tests.api.conftest import Api, build_api, open_table
-from tests.infra.support import database_url
 
 CHECK = {"kind": "check", "expression": "1d20+3", "target": 12, "adv": [{"amount": 1}]}
 WARM_UP = 3  # the session's lock row is made by its first roll
@@ -77,19 +76,6 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[Wire]:
         sa.event.remove(Pool, "checkout", checked_out)
 
 
-@pytest.fixture
-def pg_api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    url = database_url("postgres", request)
-    assert url is not None
-    built = build_api(url)
-    try:
-        with built.client:
-            yield built
-    finally:
-        built.services.app.close()
-        built.db.dispose()
-
-
 def per_roll(api: Api, wire: Wire) -> list[tuple[int, int]]:
     """Roll checks in a session; return each measured roll's (round trips, checkouts)."""
     table = open_table(api)
@@ -108,27 +94,27 @@ def per_roll(api: Api, wire: Wire) -> list[tuple[int, int]]:
 
 @pytest.mark.postgres
 def test_a_roll_takes_thirteen_round_trips_on_two_pooled_connections(
-    pg_api: Api, wire: Wire
+    postgres_api: Api, wire: Wire
 ) -> None:
-    assert per_roll(pg_api, wire) == [(13, 2)] * MEASURED
+    assert per_roll(postgres_api, wire) == [(13, 2)] * MEASURED
 
 
 @pytest.mark.postgres
 def test_a_worker_with_a_pool_of_one_connection_takes_rolls(
-    pg_api: Api, monkeypatch: pytest.MonkeyPatch
+    postgres_api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A request holds its shared connection from its first read to its commit: a read
     # that took a second connection meanwhile (a session's snapshot, its seed, on a
     # worker's first roll in it) would wait for itself once the pool is spent, as 64
     # clients on a worker's 15 connections did for 30 s in W7.
-    table = open_table(pg_api)
+    table = open_table(postgres_api)
     create_engine = sa.create_engine
 
     def one_connection_pool(*args: Any, **kwargs: Any) -> sa.Engine:
         return create_engine(*args, **kwargs, pool_size=1, max_overflow=0, pool_timeout=3)
 
     monkeypatch.setattr(sa, "create_engine", one_connection_pool)
-    worker = build_api(pg_api.url)
+    worker = build_api(postgres_api.url)
     try:
         with worker.client:
             for token in (table.ann, table.bob, table.ann):
