@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 WAIT = 30  # seconds; live updates arrive within a poll or two
 # The verify page's first verify loads Pyodide (13 MB) and starts Python in a worker.
 VERIFY_WAIT = 180
+# Compares an element's place in the document (scrolling aside) across two animation frames.
+STILL_SCRIPT = """
+const [element, done] = arguments;
+const place = () => {
+  const box = element.getBoundingClientRect();
+  return [box.left + scrollX, box.top + scrollY, box.width, box.height].join();
+};
+const before = place();
+requestAnimationFrame(() => requestAnimationFrame(() => done(place() !== before)));
+"""
 
 
 @dataclass
@@ -48,7 +58,15 @@ class Person:
             lambda: self.find(selector).is_displayed() and self.find(selector).is_enabled(),
             f"{selector} to be clickable",
         )
+        # A click lands where the element was a moment before: while a line above it is still
+        # being filled in, it would fall on the page around it and do nothing.
+        self.until(lambda: self._still(self.find(selector)), f"{selector} to stop moving")
         self.find(selector).click()
+
+    def _still(self, element: WebElement) -> bool:
+        """Whether ``element`` keeps its place in the page over two drawn frames."""
+        moved = self.driver.execute_async_script(STILL_SCRIPT, element)
+        return moved is False
 
     def until(
         self, condition: Callable[[], object], message: str = "", wait: float = WAIT
