@@ -77,6 +77,33 @@ def test_a_first_roll_from_an_invite_takes_three_actions_on_one_screen(
         assert on_screen(ann, "#roll-1"), where
 
 
+# How many times the page has asked the API for odds.
+ODDS_ASKED = """
+return performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/v1/odds"))
+  .length;
+"""
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_odds_line_comes_with_the_page_so_nothing_below_it_moves_after(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    # Filled in a moment after the first paint, the line pushed the page below it down:
+    # a tap on "Sign in on another device" on a phone then fell on what had moved there.
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    ann.join(invite_link(server))
+    ann.open(f"/s/{ann.session_id}")
+    odds = ann.find("#roll-odds").text  # read at once, as the page has loaded
+    assert odds == "Give a target or a DC to see the chance of success (average 11.04).", odds
+    assert ann.driver.execute_script(ODDS_ASKED) == 0
+    below = ann.find("#devices").rect["y"]
+    ann.type("#roll-expression", "1d20+2")  # another question: the API answers it
+    ann.wait_text("#roll-odds", "average 13.04")
+    ann.type("#roll-expression", "1d20")  # the first again, answered from the page
+    ann.wait_text("#roll-odds", "average 11.04")
+    assert ann.find("#devices").rect["y"] == below
+
+
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_every_error_of_a_form_shows_at_once_and_goes_when_fixed(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int

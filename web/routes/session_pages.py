@@ -8,11 +8,14 @@ web/static then keep the table live through the JSON API.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from diceledger.domain.errors import NotFoundError
 from diceledger.infra.app.access import MOST_DEVICES
+from diceledger.infra.app.odds import OddsQuery, Side, odds_of
 from diceledger.infra.app.results import Moment
 from diceledger.web.auth import Member
 from diceledger.web.campaign_context import campaign_context
@@ -27,13 +30,25 @@ from diceledger.web.templating import render
 
 router = APIRouter(prefix="/s/{session_id}", tags=["pages"], include_in_schema=False)
 
+# The roll form starts as a check of one d20. Its odds come with the page, as the API would
+# answer them, so the line under the Roll button is there at the first paint: filled in a
+# moment later, it pushed everything below it down under a phone user's finger.
+FIRST_ROLL = "1d20"
+FIRST_ODDS = odds_of(OddsQuery(Side(FIRST_ROLL))).as_json()
+
 
 @router.get("")
 def table(session_id: str, request: Request, member: Member, web: Services) -> Response:
     """Show the table: the roll form, the live log and the members."""
     session = web.app.session(member.member, session_id)
     character = web.app.characters(session_id).played_by(member.member)
-    context = {"session": session, "character": character, "most_devices": MOST_DEVICES}
+    context = {
+        "session": session,
+        "character": character,
+        "most_devices": MOST_DEVICES,
+        "first_roll": FIRST_ROLL,
+        "first_odds": {"query": urlencode([("expression", FIRST_ROLL)]), "answer": FIRST_ODDS},
+    }
     return render(request, "table.html", context)
 
 

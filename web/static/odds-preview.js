@@ -42,11 +42,20 @@ export class OddsPreview {
     this.opponentInput = opponentInput;
     this.timer = null;
     this.asked = 0;
+    // The page brings the answer for the form as it starts (query and answer), so the line
+    // is drawn at once instead of moving what is below it a moment after the first paint.
+    this.first = output.dataset.firstOdds ? JSON.parse(output.dataset.firstOdds) : null;
   }
 
   /** Ask again after a short pause in typing; only the latest question's answer shows. */
   update(kind, query) {
     clearTimeout(this.timer);
+    if (this.first !== null && new URLSearchParams(query).toString() === this.first.query) {
+      this.asked += 1; // an answer still on its way is for another question now
+      clearError(this.expressionInput);
+      this.output.textContent = describeOdds(kind, this.first.answer);
+      return;
+    }
     this.timer = setTimeout(() => this.ask(kind, query), WAIT_MS);
   }
 
