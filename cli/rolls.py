@@ -332,7 +332,7 @@ def opposed(
     \b
     Examples:
       diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20"
-      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20n" --reroll 1 --vs-reroll 1
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20" --reroll 1 --vs-reroll 1
     """
     name, other = versus
     form = RollForm(

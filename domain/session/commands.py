@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from diceledger.domain.dice.request import RerollScope, RollKind, Target
+from diceledger.domain.session import editions
 from diceledger.domain.session.events import Amount, CheckSide
 from diceledger.domain.session.modes import RollMode
 
@@ -45,6 +46,8 @@ class RequestRoll:
     character ``against`` names) whose MOD the DC takes (R4); the expression may read the
     roller's own sheet (``1d20+@STR``). ``saved`` names a saved roll of the roller's
     character, whose kind and expression the request takes (and whose name, as its label).
+    ``rules_edition`` is today's for every face; only verification, deciding a logged
+    request again, gives the edition the log recorded (``domain.session.editions``).
     """
 
     kind: RollKind
@@ -69,6 +72,7 @@ class RequestRoll:
     replaces: int | None = None
     dc_reference: str | None = None
     saved: str | None = None
+    rules_edition: int = editions.CURRENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,8 @@ class RequestOpposed:
     ``rerolls`` and ``reroll_scope`` are the request's side's allowance, granted to its
     action as for any roll; ``opponent_rerolls`` is the other side's own (R11). None
     there asks for a check with no rerolls on either side, as version 1 logs recorded
-    every opposed check (verification reads them so); the faces never send it.
+    every opposed check (verification reads them so); the faces never send it. So with
+    ``rules_edition``, as for ``RequestRoll``.
     """
 
     side: CheckSide
@@ -94,6 +99,7 @@ class RequestOpposed:
     label: str | None = None
     salt: str = ""
     faces: tuple[int, ...] | None = None
+    rules_edition: int = editions.CURRENT
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from diceledger.domain.errors import (
     TurnPassedError,
 )
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import editions
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.decide_rolls import (
@@ -50,7 +51,7 @@ from diceledger.domain.session.opposed import (
     side_roller,
     standing,
 )
-from diceledger.domain.session.references import refuse_opponent_numbers, resolve_sides
+from diceledger.domain.session.references import refuse_choices_for_another_member, resolve_sides
 from diceledger.domain.session.rolls import dice_events, spec_of
 from diceledger.domain.session.state import Roll, SessionState
 
@@ -95,7 +96,12 @@ class CommandDice:
 
 
 def _typist_sides(state: SessionState, request: ev.RollRequested, actor: str) -> frozenset[int]:
-    """Return the sides whose dice ``actor`` may type in: those they decide (R6)."""
+    """Return the sides whose dice ``actor`` may type in: those they decide (R6).
+
+    Before the second edition of the rules, a command's faces gave both sides' dice.
+    """
+    if request.rules_edition < editions.SIDES_OWN:
+        return frozenset(SIDES)
     return frozenset(side for side in SIDES if may_decide(state, request, side, actor))
 
 
@@ -205,7 +211,8 @@ def request_opposed(
         raise RollError("an opposed check needs two different sides")
     check_texts(command, [side, opponent])
     check_npc_names(state, ctx, [side, opponent])
-    refuse_opponent_numbers(state, opponent, ctx.actor)
+    if command.rules_edition >= editions.SIDES_OWN:
+        refuse_choices_for_another_member(state, opponent, ctx.actor)
     resolved = resolve_sides(state, (side, opponent))
     check_salt(state, ctx, command.salt, (side.name, opponent.name))
     roll_id = len(state.rolls) + 1

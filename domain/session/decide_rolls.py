@@ -9,6 +9,7 @@ from diceledger.domain.dice.request import RerollScope, RollKind, Target
 from diceledger.domain.dice.sources import DiceSource, ManualSource
 from diceledger.domain.errors import PermissionDeniedError, RerollError, RollError
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import editions
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
 from diceledger.domain.session.guards import (
@@ -302,6 +303,7 @@ def new_request(
     asked: tuple[str, ...] = (),
 ) -> ev.RollRequested:
     """Return the request event: the next roll id and nonce, the epoch, and what was asked."""
+    check_edition(state, command.rules_edition)
     checked = command if isinstance(command, cmd.RequestRoll) else None
     return ev.RollRequested(
         roll_id=len(state.rolls) + 1,
@@ -327,10 +329,28 @@ def new_request(
         salt=command.salt,
         manual=command.faces is not None,
         replaces=checked.replaces if checked else None,
+        rules_edition=command.rules_edition,
         opponent_rerolls_granted=opponent_rerolls_granted,
         references=references,
         asked=asked,
     )
+
+
+def check_edition(state: SessionState, edition: int) -> None:
+    """Refuse an edition of the request rules that is unknown or older than the session's.
+
+    Editions only ever go forward within a session, so a log cannot claim an older rule
+    for one request once it has been held to a newer one; the last roll's edition is the
+    session's (roll ids run 1, 2, 3, ... without a gap).
+    """
+    if edition not in editions.KNOWN:
+        raise RollError(f"no edition {edition} of the request rules is known")
+    last = state.rolls.get(len(state.rolls))
+    if last is not None and edition < last.request.rules_edition:
+        raise RollError(
+            f"a request of edition {edition} of the rules cannot follow one of edition "
+            f"{last.request.rules_edition}: a session's rules only go forward"
+        )
 
 
 def resolution(request: ev.RollRequested, rolled: RollState) -> ev.Event:

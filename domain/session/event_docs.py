@@ -208,6 +208,12 @@ EVENTS: dict[str, dict[str, FieldDoc]] = {
         ),
         "manual": FieldDoc("The dice were typed in from physical dice."),
         "replaces": FieldDoc("The voided roll this one rolls again, if any.", minimum=1),
+        "rules_edition": FieldDoc(
+            "The edition of the request rules it was decided under: 1 for every request "
+            "before December 2026 (and every request of versions 1 to 4); 2 once each side "
+            "of an opposed check is its own: its MODs, circumstances, dice and typed faces.",
+            minimum=1,
+        ),
         "opponent_rerolls_granted": FieldDoc(
             "For an opposed check, the other side's Effect Reroll allowance, which belongs "
             "to this check alone (its request's side spends its action's, as any roll). "

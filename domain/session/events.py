@@ -121,9 +121,12 @@ class RollRequested(EventBase):
 
     ``mode`` is a RollMode value (public, gm, blind, self): who sees the roll until it is
     revealed. Version 3 had only ``blind``, a GM's roll hidden from players.
+
+    ``rules_edition`` is the edition of the request rules it was decided under
+    (``domain.session.editions``). Version 4 had none: its requests were all of the first.
     """
 
-    schema_version: ClassVar[int] = 4
+    schema_version: ClassVar[int] = 5
     roll_id: int
     nonce: int
     epoch: int
@@ -147,6 +150,7 @@ class RollRequested(EventBase):
     salt: str
     manual: bool
     replaces: int | None
+    rules_edition: int
     opponent_rerolls_granted: int | None = None
     references: tuple[SheetValue, ...] = ()
     asked: tuple[str, ...] = ()

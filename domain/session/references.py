@@ -60,14 +60,17 @@ def dc_value(state: SessionState, origin: str | None, name: str) -> ev.SheetValu
     return ev.SheetValue("dc", 0, reading.character, name, reading.value, reading.set_at)
 
 
-def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide, actor: str) -> None:
+def refuse_choices_for_another_member(
+    state: SessionState, opponent: ev.CheckSide, actor: str
+) -> None:
     """Refuse what the requester chose for another member's side (R6).
 
-    Each side's MODs, advantage and ease are its own: the requester of an opposed check
-    names the other side's attribute (``1d20+@STR``), never its value, and a member with
-    no sheet rolls their dice as they are. The circumstances that give the other member
-    Advantage, Disadvantage, Eased or Hindered are a GM's to state, not the other side's.
-    An NPC's side is the GMs' to state.
+    Each side's MODs, advantage, ease and dice are its own: the requester of an opposed
+    check names the other side's attribute (``1d20+@STR``), never its value, and a member
+    with no sheet rolls their dice as they are. The circumstances that give the other
+    member Advantage, Disadvantage, Eased or Hindered, or other dice than the check's d20
+    (R6: "1d20 + its MODs"), are a GM's to state, not the other side's. An NPC's side is
+    the GMs' to state. Requests of the second edition of the rules on are held to this.
     """
     if opponent.name not in state.members or opponent.name in state.npc_names:
         return
@@ -77,13 +80,30 @@ def refuse_opponent_numbers(state: SessionState, opponent: ev.CheckSide, actor: 
                 f"name {opponent.name}'s MODs from their sheet (1d20+@STR), "
                 "not as numbers: each side's MODs are its own"
             )
-    chosen = opponent.advantage or opponent.disadvantage or opponent.eased or opponent.hindered
     member = state.members.get(actor)
-    if chosen and (member is None or not member.is_gm):
+    if member is not None and member.is_gm:
+        return
+    if opponent.advantage or opponent.disadvantage or opponent.eased or opponent.hindered:
         raise RollError(
             f"only a GM may give {opponent.name}'s side Advantage, Disadvantage, Eased or "
             "Hindered: each side's are its own"
         )
+    if not _one_d20_and_references(opponent.expression):
+        raise RollError(
+            f"{opponent.name}'s side rolls one d20 and their MODs (1d20+@STR): only a GM "
+            "may give them other dice or another sum"
+        )
+
+
+def _one_d20_and_references(expression: str) -> bool:
+    """Whether the expression is one exploding d20 plus sheet references, labels aside."""
+    d20s = 0
+    for kind, _, _, count, sides, exploding in tokenize(without_references(expression)):
+        if kind == "dice" and (count, sides, exploding) == (1, 20, True):
+            d20s += 1
+        elif kind not in ("+", "label", "end"):
+            return False
+    return d20s == 1
 
 
 def from_saved(state: SessionState, command: cmd.RequestRoll, owner: str) -> cmd.RequestRoll:

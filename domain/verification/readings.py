@@ -80,6 +80,7 @@ def _request(
             label=head.label,
             salt=head.salt,
             faces=faces,
+            rules_edition=head.rules_edition,
         )
         return [Reading(head.roller, opposed, roll_id=head.roll_id)]
     # A recorded DC goes through Target as a request would: an inconsistent one is refused.
@@ -110,6 +111,7 @@ def _request(
         faces=faces,
         replaces=head.replaces,
         dc_reference=dc_reference,
+        rules_edition=head.rules_edition,
     )
     _, complete = roll_run(upcoming, 1, head.roll_id, final)
     if not complete:

@@ -23,6 +23,7 @@ from diceledger.domain.dice.sources import commitment
 from diceledger.domain.errors import DiceledgerError, RollError
 from diceledger.domain.hashchain import ChainHead, ChainVerifier
 from diceledger.domain.records import ExportedEvent, RecordedEvent, SealedEvent
+from diceledger.domain.session import editions
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.state import Roll, SessionState, evolve
 from diceledger.domain.verification.conformance import Matched, match_command
@@ -456,7 +457,8 @@ def _sealed_roll(roll_id: int) -> Roll:
     """Return what a player's session holds of a hidden roll: its number, closed.
 
     Closed (a resolution of nothing), so that deciding the end again closes only the rolls
-    the player sees; the end's events for a hidden roll are sealed too.
+    the player sees; the end's events for a hidden roll are sealed too. Its edition is
+    unknown, so the first: it holds no later request to any edition.
     """
     nothing = ev.CheckSide("", "")
     request = ev.RollRequested(
@@ -464,7 +466,7 @@ def _sealed_roll(roll_id: int) -> Roll:
         side=nothing, median=False, exploding=False, target=None, dc_modifier=None,
         dc_label=None, against=None, opponent=None, action_id="", rerolls_granted=0,
         reroll_scope="effect", mode="blind", label=None, client_seed="", salt="", manual=False,
-        replaces=None,
+        replaces=None, rules_edition=editions.FIRST,
     )  # fmt: skip
     return Roll(request, resolution=ev.RollResolved(roll_id, 0, ""))
 

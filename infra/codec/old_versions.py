@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from diceledger.domain.session import editions
 from diceledger.domain.session import events as ev
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -144,6 +145,38 @@ class RollRequestedV3:
 
 
 @dataclass(frozen=True, slots=True)
+class RollRequestedV4:
+    """A roll was asked for (version 4: no edition of the rules, all of the first)."""
+
+    roll_id: int
+    nonce: int
+    epoch: int
+    roller: str
+    on_behalf_of: str
+    kind: str
+    side: ev.CheckSide
+    median: bool
+    exploding: bool
+    target: int | None
+    dc_modifier: int | None
+    dc_label: str | None
+    against: str | None
+    opponent: ev.CheckSide | None
+    action_id: str
+    rerolls_granted: int
+    reroll_scope: str
+    mode: str
+    label: str | None
+    client_seed: str
+    salt: str
+    manual: bool
+    replaces: int | None
+    opponent_rerolls_granted: int | None = None
+    references: tuple[ev.SheetValue, ...] = ()
+    asked: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DieRerolledV1:
     """A die was rerolled (version 1: single-sided rolls only, so no side or round)."""
 
@@ -194,6 +227,11 @@ def _blind_as_mode(data: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "mode": "blind" if data.get("blind") else "public"}
 
 
+def _first_edition(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 4 requests were all decided by the first edition of the request rules.
+    return {**data, "rules_edition": editions.FIRST}
+
+
 def _first_side_first_round(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 rerolls and accepts were of single-sided rolls: side 0, round 1.
     return {**data, "side": 0, "round": 1}
@@ -207,6 +245,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("RollRequested", 1): _no_opposed_rerolls,
     ("RollRequested", 2): _no_sheet_values,
     ("RollRequested", 3): _blind_as_mode,
+    ("RollRequested", 4): _first_edition,
     ("DieRerolled", 1): _first_side_first_round,
     ("RollAccepted", 1): _first_side_first_round,
 }
@@ -220,6 +259,7 @@ OLDER_SHAPES: dict[tuple[str, int], type] = {
     ("RollRequested", 1): RollRequestedV1,
     ("RollRequested", 2): RollRequestedV2,
     ("RollRequested", 3): RollRequestedV3,
+    ("RollRequested", 4): RollRequestedV4,
     ("DieRerolled", 1): DieRerolledV1,
     ("RollAccepted", 1): RollAcceptedV1,
 }

@@ -87,6 +87,16 @@ def test_r6_a_player_cannot_hinder_the_other_members_side_over_http(api: Api, ta
     assert api.get(f"/api/v1/sessions/{table.sid}", token=table.ann).json()["rolls"] == []
 
 
+def test_r6_a_player_cannot_give_the_other_members_side_a_d4_over_http(
+    api: Api, table: Table
+) -> None:
+    body = {"kind": "opposed", "expression": "1d20", "vs": {"name": "bob", "expression": "1d4"}}
+    answer = api.roll(table.sid, table.ann, body)
+    assert answer.status_code == 422
+    assert answer.json()["detail"].startswith("bob's side rolls one d20 and their MODs")
+    assert api.get(f"/api/v1/sessions/{table.sid}", token=table.ann).json()["rolls"] == []
+
+
 def test_r11_a_side_with_rerolls_left_waits_again_after_a_tie_over_http(
     api: Api, table: Table
 ) -> None:

@@ -172,8 +172,8 @@ def test_opposed_checks_with_rerolls_verify_once_played(ledger: Ledger, table: s
 
 def test_r6_the_review_labels_each_die_by_side_round_and_typist(ledger: Ledger, table: str) -> None:
     ledger.ok(
-        "ann", "opposed", table, "1d20+30", "--vs", "bob", "1d20n", "--vs-reroll", "1",
-        "--faces", "17",
+        "ann", "opposed", table, "1d20+30", "--vs", "bob", "1d20", "--no-explode",
+        "--vs-reroll", "1", "--faces", "17",
     )  # fmt: skip
     ledger.ok("bob", "reroll", table, "1", "--die", "0", "--faces", "4")
     ledger.ok("bob", "dispute", "open", table, "1", "--reason", "ann typed her die")
@@ -200,6 +200,22 @@ def test_r6_a_player_cannot_give_another_members_side_advantage_or_ease(
     assert "RollRequested" not in ledger.event_types(table)
     out = ledger.ok("gm", "opposed", table, "1d20", "--for", "ann", "--vs", "bob", "1d20",
                     "--vs-dis", "2")  # fmt: skip
+    assert out.splitlines()[0] == "#1 ann opposed vs bob:"
+
+
+def test_r6_a_player_cannot_choose_the_dice_of_another_members_side(
+    ledger: Ledger, table: str
+) -> None:
+    # bob's side rolls one d20 and his MODs (R6): ann may not give him a d4, a second die,
+    # a d20 that never explodes, or a sum of her making; a GM may state other dice.
+    for expression in ["1d4", "2d20", "1d20n", "1d20+1d6", "1d20-@STR", "(1d20)"]:
+        refusal = ledger.refused("ann", "opposed", table, "1d20", "--vs", "bob", expression)
+        assert refusal == (
+            "bob's side rolls one d20 and their MODs (1d20+@STR): only a GM may give them "
+            "other dice or another sum"
+        ), expression
+    assert "RollRequested" not in ledger.event_types(table)
+    out = ledger.ok("gm", "opposed", table, "1d20", "--for", "ann", "--vs", "bob", "1d20+1d4")
     assert out.splitlines()[0] == "#1 ann opposed vs bob:"
 
 

@@ -221,7 +221,7 @@ def test_opposed_replay_receipt_and_session_list_over_the_api(
     bob.ok("join", gm.invite_link(), "--name", "bob")
     at, sid = ("--server", server.base_url), gm.session_id
     # ann types in her own die; bob's is each server's own, and never reaches her 39.
-    contest = ("1d20+30", "--vs", "bob", "1d20n", "--faces", "9")
+    contest = ("1d20+30", "--vs", "bob", "1d20", "--no-explode", "--faces", "9")
     remote = ann.ok(*at, "opposed", sid, *contest)
     here = ledger.ok("ann", "opposed", table, *contest)
     assert remote.splitlines()[0] == here.splitlines()[0] == "#1 ann opposed vs bob:"

@@ -45,7 +45,7 @@ ANN_SEED = "ann lucky words"
 # Found by searching salts with the documented derivation: with these, roll 2's reroll
 # draws a die that explodes twice (d6, d6, d4) and roll 3 ties once after explosions.
 REROLL_SALT = "r395"
-OPPOSED_SALT = "t595"
+OPPOSED_SALT = "t66"
 Line = dict[str, Any]
 
 
@@ -118,7 +118,7 @@ def play() -> tuple[list[str], int, list[str]]:
     crypt.run("ann", cmd.Reroll(2, (0, 2)))
     crypt.run(
         "ann",
-        cmd.RequestOpposed(CheckSide("ann", "1d6"), CheckSide("bob", "1d6"), salt=OPPOSED_SALT),
+        cmd.RequestOpposed(CheckSide("ann", "1d6"), CheckSide("bob", "1d20"), salt=OPPOSED_SALT),
     )
     crypt.run("ann", cmd.RequestRoll(RollKind.EFFECT, "(2d6+3)/2", eased=(Amount(1, "bless"),)))
     side.run("otto", cmd.RequestRoll(RollKind.EFFECT, "1d20"))
@@ -296,7 +296,7 @@ def tampered(honest: list[str], other: list[str]) -> list[Case]:
 
     def winner_swapped(documents: list[Line]) -> tuple[Line, str]:
         line = next(d for d in documents if is_type("CheckResolved", roll_id=3)(d))
-        line["data"]["winner"] = "bob"
+        line["data"]["winner"] = "ann"  # bob won it
         rehashed(documents)
         return line, "roll 3: the log says"
 

@@ -273,7 +273,11 @@ def test_r6_a_message_names_who_typed_in_each_sides_dice() -> None:
         app.join(name, sid, cmd.JoinSession(name))
     # ann types in her own die; bob, holding a reroll, types in his new one.
     duel = cmd.RequestOpposed(
-        CheckSide("ann", "1d20+30"), CheckSide("bob", "1d20n"), opponent_rerolls=1, faces=(10,)
+        CheckSide("ann", "1d20+30"),
+        CheckSide("bob", "1d20"),
+        exploding=False,  # so ann's 40 beats any face of bob's
+        opponent_rerolls=1,
+        faces=(10,),
     )
     app.request_roll("ann", sid, duel)
     result = app.reroll("bob", sid, cmd.Reroll(1, (0,), faces=(4,)))

@@ -62,7 +62,7 @@ def test_a_field_without_a_description_is_refused() -> None:
 
 def test_nested_records_become_shared_definitions_and_tuples_arrays() -> None:
     document = events_document(EVENT_TYPES, {})
-    side = data_schema(document, "RollRequested", 4)
+    side = data_schema(document, "RollRequested", 5)
     assert set(object_at(side, "$defs")) == {"Amount", "CheckSide", "SheetValue"}
     assert at(side, "properties", "side", "$ref") == "#/$defs/CheckSide"
     assert at(side, "properties", "opponent", "anyOf") == [

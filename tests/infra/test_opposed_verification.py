@@ -13,15 +13,17 @@ from typing import Any
 from diceledger.domain.dice.request import RollKind
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session import commands as cmd
+from diceledger.domain.session import editions
 from diceledger.domain.session.events import CheckSide
 from diceledger.domain.verification.verify import verify_records
 from diceledger.infra.codec.events import from_record
 from tests.infra.forging import rechain
 from tests.infra.support import memory_services
 
-# bob's die is the server's (R6: ann types in only her own side's); it never explodes, so
-# his dice keep their indexes whatever it shows.
-DUEL = (CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20n"))
+# bob's die is the server's (R6: ann types in only her own side's) and his side is one d20,
+# his own; the checks roll without explosions, so his dice keep their indexes whatever
+# they show.
+DUEL = (CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20"))
 
 
 def play(*commands: tuple[str, cmd.Command], end: bool = True) -> list[RecordedEvent]:
@@ -48,7 +50,7 @@ def index_of(records: list[RecordedEvent], event_type: str, **data: Any) -> int:
 
 def test_seeded_rerolls_of_both_sides_are_derived_again_from_the_seed() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=2, opponent_rerolls=2)),
+        ("ann", cmd.RequestOpposed(*DUEL, exploding=False, rerolls=2, opponent_rerolls=2)),
         ("ann", cmd.Reroll(1, (0,))),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Reroll(1, (0,))),
@@ -66,7 +68,7 @@ def test_seeded_rerolls_of_both_sides_are_derived_again_from_the_seed() -> None:
 
 def test_a_forged_face_on_the_other_sides_reroll_fails_its_derivation() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, opponent_rerolls=1)),
+        ("ann", cmd.RequestOpposed(*DUEL, exploding=False, opponent_rerolls=1)),
         ("bob", cmd.Reroll(1, (0,))),
     )
     at = index_of(records, "DieRerolled", side=1)
@@ -83,7 +85,7 @@ def test_a_forged_face_on_the_other_sides_reroll_fails_its_derivation() -> None:
 def test_r11_a_forged_reroll_beyond_a_sides_allowance_fails_verify() -> None:
     # Bob holds one reroll and spends it; the check resolves. A forger adds a second.
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, opponent_rerolls=1, faces=(15,))),
+        ("ann", cmd.RequestOpposed(*DUEL, exploding=False, opponent_rerolls=1, faces=(15,))),
         ("bob", cmd.Reroll(1, (0,), faces=(10,))),
         end=False,
     )
@@ -120,7 +122,10 @@ def test_r11_a_forged_reroll_beyond_a_sides_allowance_fails_verify() -> None:
 
 def test_r11_an_accept_by_the_other_sides_player_fails_verify() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15,))),
+        (
+            "ann",
+            cmd.RequestOpposed(*DUEL, exploding=False, rerolls=1, opponent_rerolls=1, faces=(15,)),
+        ),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Accept(1)),
         ("ann", cmd.RequestRoll(RollKind.EFFECT, "1d6", faces=(2,))),
@@ -143,7 +148,10 @@ def test_r11_an_accept_by_the_other_sides_player_fails_verify() -> None:
 
 def test_r14_the_other_side_rerolling_before_the_request_side_fails_verify() -> None:
     records = play(
-        ("ann", cmd.RequestOpposed(*DUEL, rerolls=1, opponent_rerolls=1, faces=(15,))),
+        (
+            "ann",
+            cmd.RequestOpposed(*DUEL, exploding=False, rerolls=1, opponent_rerolls=1, faces=(15,)),
+        ),
         ("ann", cmd.Accept(1)),
         ("bob", cmd.Reroll(1, (0,), faces=(9,))),
         end=False,
@@ -193,7 +201,7 @@ def downgraded(records: list[RecordedEvent]) -> list[RecordedEvent]:
     for record in records:
         data = dict(record.data)
         if record.event_type == "RollRequested":
-            del data["opponent_rerolls_granted"]
+            del data["opponent_rerolls_granted"], data["rules_edition"]
         elif record.event_type in ("DieRerolled", "RollAccepted"):
             del data["side"], data["round"]
         else:
@@ -205,10 +213,15 @@ def downgraded(records: list[RecordedEvent]) -> list[RecordedEvent]:
 
 def test_a_version_1_opposed_check_in_an_action_with_rerolls_left_still_verifies() -> None:
     # Release 1 resolved every opposed check at once, even in an action with rerolls left.
-    check = cmd.RequestRoll(RollKind.EFFECT, "1d6", action_id="grab", rerolls=2, faces=(2,))
-    # ann's 33 beats any face of bob's, so no tie asks for more of her typed-in dice.
+    # Its rules were the first edition's: the requester typed in both sides' faces.
+    first = editions.FIRST
+    check = cmd.RequestRoll(
+        RollKind.EFFECT, "1d6", action_id="grab", rerolls=2, faces=(2,), rules_edition=first
+    )
     sides = (CheckSide("ann", "1d20+30"), CheckSide("bob", "1d20n"))
-    legacy = cmd.RequestOpposed(*sides, action_id="grab", opponent_rerolls=None, faces=(3,))
+    legacy = cmd.RequestOpposed(
+        *sides, action_id="grab", opponent_rerolls=None, faces=(3, 9), rules_edition=first
+    )
     records = downgraded(play(("ann", check), ("ann", cmd.Accept(1)), ("ann", legacy), end=False))
     assert {r.schema_version for r in records if r.event_type == "RollRequested"} == {1}
     report = verify_records(records, from_record)

@@ -182,5 +182,5 @@ def test_the_second_example_is_what_the_corpus_session_recorded() -> None:
     assert totals[2]["total"] == int(example["roll 2 total"])
     assert totals[3]["total"] == int(example["roll 3 total"])
     assert totals[3]["opponent_total"] == int(example["roll 3 opponent total"])
-    assert (totals[3]["margin"], totals[3]["winner"]) == (3, example["roll 3 winner"])
+    assert (totals[3]["margin"], totals[3]["winner"]) == (-12, example["roll 3 winner"])
     assert totals[4]["total"] == int(example["roll 4 total"])

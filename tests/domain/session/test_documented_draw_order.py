@@ -158,13 +158,13 @@ def test_a_die_that_starts_to_count_after_a_reroll_explodes_under_the_reroll_non
 
 
 def opposed_rounds(salt: str) -> list[tuple[list[Drawn], list[Drawn]]]:
-    """Predict an opposed 1d6 vs 1d6: one stream, round by round, first side then second."""
+    """Predict ann's 1d6 against bob's 1d20: one stream, round by round, side by side."""
     source = stream(1, salt)
     rounds = []
     while True:
         sides = []
-        for _ in range(2):
-            die = source.draw(6)
+        for size in (6, 20):  # bob's side is his own, one d20 (R6)
+            die = source.draw(size)
             sides.append([die, *source.chain(die)])
         rounds.append((sides[0], sides[1]))
         if sum(d.face for d in sides[0]) != sum(d.face for d in sides[1]):
@@ -179,7 +179,7 @@ def test_an_opposed_check_draws_each_side_with_its_chain_round_after_round() -> 
     salt = find_salt(tie_after_an_explosion)
     table = SeededTable()
     table.run(
-        "ann", cmd.RequestOpposed(CheckSide("ann", "1d6"), CheckSide("bob", "1d6"), salt=salt)
+        "ann", cmd.RequestOpposed(CheckSide("ann", "1d6"), CheckSide("bob", "1d20"), salt=salt)
     )
     rounds = opposed_rounds(salt)
 
@@ -221,20 +221,24 @@ def dice_of(table: SeededTable, roll_id: int) -> list[tuple[int, int, int, int |
 
 def test_an_opposed_reroll_takes_its_own_nonce_and_a_tie_it_makes_continues_it() -> None:
     def reroll_ties_then_a_round_is_won(salt: str) -> bool:
+        # No 20 for bob: his d20 would explode, and its chain come between the draws.
         first, later = stream(1, salt), stream(2, salt)
-        mine, theirs = first.draw(6).face, first.draw(6).face
-        return later.draw(6).face == theirs != mine and later.draw(6).face != later.draw(6).face
+        mine, theirs = first.draw(6).face, first.draw(20).face
+        if later.draw(6).face != theirs or theirs == mine:
+            return False
+        again, his = later.draw(6).face, later.draw(20).face
+        return again != his != 20
 
     salt = find_salt(reroll_ties_then_a_round_is_won)
     table = SeededTable()
-    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d6n"))
+    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d20"))
     table.run("ann", cmd.RequestOpposed(*sides, rerolls=1, salt=salt))
     table.run("ann", cmd.Reroll(1, (0,)))
     first, later = stream(1, salt), stream(2, salt)
     # The request: ann's die then bob's, under nonce 1. The reroll: ann's new die under
     # nonce 2; it ties, so round 2 goes on in nonce 2's stream: ann's die, then bob's.
     predicted = [(1, 0, 1), (1, 1, 1), (1, 0, 2), (2, 0, 2), (2, 1, 2)]
-    draws = [first.draw(6), first.draw(6), later.draw(6), later.draw(6), later.draw(6)]
+    draws = [first.draw(6), first.draw(20), later.draw(6), later.draw(6), later.draw(20)]
     expected = [
         (number, side, d.face, d.word, nonce)
         for (number, side, nonce), d in zip(predicted, draws, strict=True)
@@ -246,17 +250,19 @@ def test_an_opposed_reroll_takes_its_own_nonce_and_a_tie_it_makes_continues_it()
 
 def test_an_accept_whose_round_ties_draws_the_next_round_under_the_next_nonce() -> None:
     def first_round_ties(salt: str) -> bool:
-        first = stream(1, salt)
-        return first.draw(6).face == first.draw(6).face
+        first, later = stream(1, salt), stream(2, salt)
+        tie = first.draw(6).face == first.draw(20).face
+        later.draw(6)  # ann's die of round 2; bob's must not explode, or its chain follows
+        return tie and later.draw(20).face != 20
 
     salt = find_salt(first_round_ties)
     table = SeededTable()
-    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d6n"))
+    sides = (CheckSide("ann", "1d6n"), CheckSide("bob", "1d20"))
     table.run("ann", cmd.RequestOpposed(*sides, rerolls=1, salt=salt))
     accepted = table.run("ann", cmd.Accept(1))
     later = stream(2, salt)
     round_two = [
-        (2, side, d.face, d.word, 2) for side, d in enumerate((later.draw(6), later.draw(6)))
+        (2, side, d.face, d.word, 2) for side, d in enumerate((later.draw(6), later.draw(20)))
     ]
     assert dice_of(table, 1)[2:] == round_two
     # Ann kept her reroll: round 2 waits for her, and the accept took nonce 2.
