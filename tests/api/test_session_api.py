@@ -210,7 +210,7 @@ def test_odds_over_http_are_the_cli_odds(api: Api, query: dict[str, int | list[i
 
 
 def test_r11_odds_over_http_give_the_best_reroll_chance_beside_the_default(api: Api) -> None:
-    params = {"expression": "1d20", "target": 13, "reroll": 1}
+    params: dict[str, str | int] = {"expression": "1d20", "target": 13, "reroll": 1}
     answer = api.client.get("/api/v1/odds", params=params).json()
     assert answer["success"]["fraction"] == "3/5"  # the default policy: reroll 1-10
     assert answer["best_success"] == {"fraction": "16/25", "float": 0.64}  # reroll 1-12

@@ -57,7 +57,8 @@ def engine_best(spec: RollSpec, target: int, rerolls: int) -> Fraction:
     chain_draws = 2 * max(1, ceil(target / 4))
 
     def expect(step: Step, base_draws: int) -> Fraction:
-        chance, pending = Fraction(0), [((), Fraction(1))]
+        chance = Fraction(0)
+        pending: list[tuple[tuple[int, ...], Fraction]] = [((), Fraction(1))]
         while pending:
             faces, mass = pending.pop()
             try:
@@ -75,10 +76,14 @@ def engine_best(spec: RollSpec, target: int, rerolls: int) -> Fraction:
         choices = [Fraction(0)]  # stopping here fails
         if state.rerolls_left:
             for die in state.live:
-                choices.append(expect(lambda faces, die=die: reroll(state, [die], faces), 1))
+                choices.append(expect(rerolling(state, die), 1))
         return max(choices)
 
     return expect(lambda faces: start(spec, faces, rerolls), len(spec.plan.sides))
+
+
+def rerolling(state: RollState, die: int) -> Step:
+    return lambda faces: reroll(state, [die], faces)
 
 
 def check_die(score: int) -> CheckDie:
