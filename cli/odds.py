@@ -76,6 +76,7 @@ def _single_report(result: SingleOdds) -> None:
     if success is not None:
         click.echo(f"  success  {_chance(success)}")
     _say_reroll_policy(result.rerolls)
+    _say_best(result)
     click.echo(f"  mean     {_mean(dist.mean)}")
     if dist.truncated_mass:
         click.echo(f"  explosion chains cut at 1e-15: {float(dist.truncated_mass):.1e} of mass")
@@ -100,6 +101,14 @@ def _opposed_report(result: VersusOdds) -> None:
         click.echo(f"  tie   {_chance(odds.tie)} per round, then both roll again")
     click.echo(f"  means {_mean(result.mean)} vs {_mean(result.other_mean)}")
     _say_reroll_policy(result.rerolls, result.other_rerolls)
+
+
+def _say_best(result: SingleOdds) -> None:
+    best = result.best()
+    if isinstance(best, Fraction):
+        click.echo(f"  rerolling as well as possible (any die, whenever it helps): {_chance(best)}")
+    elif best is not None:
+        click.echo(f"  no exact figure for rerolling as well as possible: {best}")
 
 
 def _say_reroll_policy(*allowances: int) -> None:

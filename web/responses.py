@@ -476,6 +476,13 @@ class Odds(Shape):
     mean: Exact
     target: int | None = None
     success: Exact | None = None
+    best_success: Exact | None = Field(
+        default=None,
+        description="the chance of success when every reroll is spent as well as possible",
+    )
+    best_success_refused: str | None = Field(
+        default=None, description="why best_success could not be worked out exactly"
+    )
     truncated_mass: Exact | None = None
     distribution: list[Share] | None = None
     versus: str | None = None

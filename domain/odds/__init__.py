@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from diceledger.domain.odds.best_rerolls import best_success
 from diceledger.domain.odds.distribution import Distribution
 from diceledger.domain.odds.exact import clear_caches, distribution, success_probability
 from diceledger.domain.odds.opposed import OpposedOdds, opposed_odds
@@ -9,6 +10,7 @@ from diceledger.domain.odds.opposed import OpposedOdds, opposed_odds
 __all__ = [
     "Distribution",
     "OpposedOdds",
+    "best_success",
     "clear_caches",
     "distribution",
     "opposed_odds",

@@ -15,7 +15,12 @@ from diceledger.domain.odds.canonical import Key, spec_key
 from diceledger.domain.odds.dice import check_die, dice_sum
 from diceledger.domain.odds.distribution import Distribution
 from diceledger.domain.odds.expression import eased, evaluate
-from diceledger.domain.odds.rerolls import DiceGroup, rerolled_total, rerolled_totals_by_spent
+from diceledger.domain.odds.rerolls import (
+    dice_groups,
+    explodes_in,
+    rerolled_total,
+    rerolled_totals_by_spent,
+)
 from diceledger.domain.odds.weights import Weights
 
 _K = TypeVar("_K")
@@ -99,26 +104,11 @@ def spent_distributions(spec: RollSpec, rerolls: int) -> dict[int, Weights]:
         if rerolls:
             check_size(spec)
             root = eased(spec.expression.root, spec.ease)
-            cached = rerolled_totals_by_spent(root, _groups(spec), rerolls)
+            cached = rerolled_totals_by_spent(root, dice_groups(spec), rerolls)
         else:
             cached = {0: _total_weights(spec, 0)}
         _remember(_SPENT, key, cached, _DISTRIBUTION_LIMIT)
     return cached
-
-
-def _groups(spec: RollSpec) -> tuple[DiceGroup, ...]:
-    """Return the base dice of each term as the reroll states see them."""
-    check, check_term = spec.check, spec.check_term
-    return tuple(
-        DiceGroup(t.term, check.pool_size, t.sides, _explodes(spec, t), check.counted_rank)
-        if check is not None and t.term == check_term
-        else DiceGroup(t.term, t.count, t.sides, _explodes(spec, t), None)
-        for t in spec.expression.terms
-    )
-
-
-def _explodes(spec: RollSpec, term: DiceTerm) -> bool:
-    return spec.exploding and term.exploding
 
 
 def _total_weights(spec: RollSpec, rerolls: int) -> Weights:
@@ -128,10 +118,10 @@ def _total_weights(spec: RollSpec, rerolls: int) -> Weights:
     check = spec.check
 
     def explodes(term: DiceTerm) -> bool:
-        return _explodes(spec, term)
+        return explodes_in(spec, term)
 
     if rerolls:
-        return rerolled_total(root, _groups(spec), rerolls)
+        return rerolled_total(root, dice_groups(spec), rerolls)
 
     def term_values(term: DiceTerm) -> Weights:
         if check is not None and term.term == check_term:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diceledger.domain.dice.ast import DiceTerm, Node
+from diceledger.domain.dice.request import RollSpec
 from diceledger.domain.odds.dice import chain
 from diceledger.domain.odds.expression import evaluate
 from diceledger.domain.odds.reroll_states import (
@@ -26,6 +27,22 @@ class DiceGroup:
     sides: int
     exploding: bool
     rank: int | None
+
+
+def dice_groups(spec: RollSpec) -> tuple[DiceGroup, ...]:
+    """Return the base dice of each term as the reroll states see them."""
+    check, check_term = spec.check, spec.check_term
+    return tuple(
+        DiceGroup(t.term, check.pool_size, t.sides, explodes_in(spec, t), check.counted_rank)
+        if check is not None and t.term == check_term
+        else DiceGroup(t.term, t.count, t.sides, explodes_in(spec, t), None)
+        for t in spec.expression.terms
+    )
+
+
+def explodes_in(spec: RollSpec, term: DiceTerm) -> bool:
+    """Tell whether the dice of ``term`` explode in ``spec`` (R13)."""
+    return spec.exploding and term.exploding
 
 
 def rerolled_total(root: Node, groups: tuple[DiceGroup, ...], rerolls: int) -> Weights:

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 from diceledger.domain.dice.notation import format_expression, parse
 from diceledger.domain.dice.request import CheckDie, Modifier, RollSpec, Target
-from diceledger.domain.errors import InvalidInputError
+from diceledger.domain.errors import InvalidInputError, RollError
 from diceledger.domain.json import JsonObject
-from diceledger.domain.odds import Distribution, distribution, opposed_odds
+from diceledger.domain.odds import Distribution, best_success, distribution, opposed_odds
 from diceledger.domain.odds.opposed import OpposedOdds
 
 
@@ -58,14 +58,29 @@ class SingleOdds:
         """Return P(total >= target), or None without a target."""
         return None if self.target is None else self.distribution.at_least(self.target)
 
+    def best(self) -> Fraction | str | None:
+        """Return the chance of success when every reroll is spent as well as possible.
+
+        None without a target or an allowance; the reason in words when it cannot be
+        worked out exactly for this roll.
+        """
+        if self.target is None or not self.rerolls:
+            return None
+        try:
+            return best_success(self.spec, self.target, self.rerolls)
+        except RollError as error:
+            return str(error)
+
     def as_json(self) -> JsonObject:
         """Return exact fractions and floats."""
-        dist, success = self.distribution, self.success
+        dist, success, best = self.distribution, self.success, self.best()
         return {
             "roll": describe(self.spec, self.rerolls),
             "reroll_policy": reroll_policy(self.rerolls),
             "target": self.target,
             "success": None if success is None else exact(success),
+            "best_success": exact(best) if isinstance(best, Fraction) else None,
+            "best_success_refused": best if isinstance(best, str) else None,
             "mean": exact(dist.mean),
             "truncated_mass": exact(dist.truncated_mass),
             "distribution": [{"total": t, **exact(p)} for t, p in dist.items()],

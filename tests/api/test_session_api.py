@@ -209,6 +209,17 @@ def test_odds_over_http_are_the_cli_odds(api: Api, query: dict[str, int | list[i
     assert answer["success"] == expected["success"] and answer["success"]["fraction"] == "319/400"
 
 
+def test_r11_odds_over_http_give_the_best_reroll_chance_beside_the_default(api: Api) -> None:
+    params: dict[str, str | int] = {"expression": "1d20", "target": 13, "reroll": 1}
+    answer = api.client.get("/api/v1/odds", params=params).json()
+    assert answer["success"]["fraction"] == "3/5"  # the default policy: reroll 1-10
+    assert answer["best_success"] == {"fraction": "16/25", "float": 0.64}  # reroll 1-12
+    plain = api.client.get("/api/v1/odds", params={"expression": "1d20", "target": 13}).json()
+    assert plain["best_success"] is None
+    schema = api.get("/openapi.json").json()["components"]["schemas"]["Odds"]["properties"]
+    assert "best_success" in schema
+
+
 def test_the_openapi_document_lists_the_routes(api: Api) -> None:
     paths = api.get("/openapi.json").json()["paths"]
     assert "/api/v1/sessions/{session_id}/rolls" in paths

@@ -162,3 +162,21 @@ def test_r11_odds_with_rerolls_say_the_policy_they_assume(run: Callable[..., Res
     plain = json.loads(run("odds", "1d20", "--target", "13", "--json").output)
     assert plain["reroll_policy"] is None
     assert "assumes" not in run("odds", "1d20", "--target", "13").output
+
+
+def test_r11_odds_with_rerolls_also_give_the_best_chance(run: Callable[..., Result]) -> None:
+    # Rerolling any failing 1d20 (1-12) against 13 wins 12/20 of the 8/20 misses: 64%.
+    text = run("odds", "1d20", "--target", "13", "--reroll", "1").output
+    assert "success  3/5 (60.00%)" in text
+    assert "rerolling as well as possible (any die, whenever it helps): 16/25 (64.00%)" in text
+    payload = json.loads(run("odds", "1d20", "--target", "13", "--reroll", "1", "--json").output)
+    assert payload["best_success"] == {"fraction": "16/25", "float": 0.64}
+    plain = json.loads(run("odds", "1d20", "--target", "13", "--json").output)
+    assert plain["best_success"] is None
+
+
+def test_r11_best_reroll_odds_say_why_a_falling_total_has_none(run: Callable[..., Result]) -> None:
+    text = run("odds", "1d20-1d4", "--target", "13", "--reroll", "1").output
+    assert "success  " in text
+    assert "no exact figure for rerolling as well as possible" in text
+    assert "dice are subtracted" in text

@@ -166,8 +166,9 @@ def test_the_odds_say_what_each_figure_is_and_which_rerolls_they_assume(
     ann = Person("ann", open_browser(width=width, height=height), server.url)
     ann.join(invite_link(server))
     ann.fill_roll("check", "1d20", target="13", reroll="1")
-    odds = ann.wait_text("#roll-odds", "Needs 13+:", "Assumes rerolls as the default policy")
-    assert "the lowest die, while it is below its die's average" in odds
+    odds = ann.wait_text("#roll-odds", "Needs 13+: 60.0% if rerolled by the default policy")
+    assert "(the lowest die while below its average)" in odds
+    assert "64.0% rerolling any failing die as well as possible" in odds
     # Opposed: win and lose overall (they add up to 100%), the tie one round's, each named.
     ann.open(f"/s/{ann.session_id}")
     ann.fill_roll("opposed", "1d20+1", vs_name="bob")

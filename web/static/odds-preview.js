@@ -31,6 +31,12 @@ export function describeOdds(kind, answer) {
       ? `Give a target or a DC to see the chance of success (${mean}).`
       : `Exact odds: ${mean} (${answer.roll}).` + assumes(answer);
   }
+  if (answer.best_success) {
+    // Two figures, each with what it assumes: the rules' default policy and the best play.
+    return `Needs ${answer.target}+: ${percent(answer.success)} if rerolled by the default ` +
+      `policy (the lowest die while below its average); ${percent(answer.best_success)} ` +
+      `rerolling any failing die as well as possible (${answer.roll}; ${mean}).`;
+  }
   return `Needs ${answer.target}+: ${percent(answer.success)} (${answer.roll}; ${mean}).` +
     assumes(answer);
 }
