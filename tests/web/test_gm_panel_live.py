@@ -250,6 +250,26 @@ def test_a_sixth_device_signs_the_first_out(
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
+def test_r6_a_player_cannot_choose_the_other_members_dice_and_is_told_beside_that_field(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    gm, ann = gm_and_ann(open_browser, server, (width, height))
+    server.services.app.join("bob", gm.session_id, cmd.JoinSession("bob"))
+    # Pressed at once after typing: the odds of what was typed, arriving after the refusal,
+    # must not take the refusal away.
+    ann.fill_roll("opposed", "1d20", vs_name="bob", vs_expression="1d4")
+    ann.submit_roll()
+    told = ann.wait_text("#roll-vs-expression-error", "bob's side rolls one d20 and their MODs")
+    assert ann.driver.switch_to.active_element.get_attribute("id") == "roll-vs-expression", told
+    ann.until(lambda: "Chance to win" in ann.text("#roll-odds"), "the odds of what was typed")
+    assert "bob's side rolls one d20" in ann.text("#roll-vs-expression-error")
+    assert ann.text("#dice-log") == ""  # nothing was rolled
+    ann.type("#roll-vs-expression", "1d20")
+    ann.submit_roll()
+    ann.wait_roll(1, "ann opposed check 1d20 vs bob 1d20")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
 def test_r6_an_opposed_checks_dice_read_by_side_round_and_typist(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:

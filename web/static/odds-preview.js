@@ -51,6 +51,13 @@ export class OddsPreview {
     // The page brings the answer for the form as it starts (query and answer), so the line
     // is drawn at once instead of moving what is below it a moment after the first paint.
     this.first = output.dataset.firstOdds ? JSON.parse(output.dataset.firstOdds) : null;
+    this.erred = null; // the field this preview put an error beside, if any
+  }
+
+  /** Take back the error this preview showed: one the Roll button's answer showed stays. */
+  clearOwnError() {
+    if (this.erred !== null) clearError(this.erred);
+    this.erred = null;
   }
 
   /** Ask again after a short pause in typing; only the latest question's answer shows. */
@@ -58,7 +65,7 @@ export class OddsPreview {
     clearTimeout(this.timer);
     if (this.first !== null && new URLSearchParams(query).toString() === this.first.query) {
       this.asked += 1; // an answer still on its way is for another question now
-      clearError(this.expressionInput);
+      this.clearOwnError();
       this.output.textContent = describeOdds(kind, this.first.answer);
       return;
     }
@@ -76,22 +83,21 @@ export class OddsPreview {
     // odds cannot be worked out here, and the roll itself is checked when sent.
     const versus = query.find(([name]) => name === "vs");
     if (expression.includes("@") || (versus !== undefined && String(versus[1]).includes("@"))) {
-      clearError(this.expressionInput);
-      if (this.opponentInput) clearError(this.opponentInput);
+      this.clearOwnError();
       this.output.textContent = "No odds here for a roll that reads the sheet (@): its values are read as it is rolled.";
       return;
     }
     try {
       const answer = await call("GET", "/api/v1/odds", { query });
       if (number !== this.asked) return;
-      clearError(this.expressionInput);
-      if (this.opponentInput) clearError(this.opponentInput);
+      this.clearOwnError();
       this.output.textContent = describeOdds(kind, answer);
     } catch (error) {
       if (number !== this.asked) return;
       this.output.textContent = "";
       const aboutOpponent = kind === "opposed" && /vs|versus|other side/i.test(error.message);
-      showError(aboutOpponent ? this.opponentInput : this.expressionInput, error.message);
+      this.erred = aboutOpponent ? this.opponentInput : this.expressionInput;
+      showError(this.erred, error.message);
     }
   }
 }

@@ -11,7 +11,7 @@ import { describeScore, readSources, setUpSources } from "./sources.js";
 // Which field a refusal is about, read from its words; the first match wins.
 const BLAME = [
   [/typed-in|faces|physical/i, "faces"],
-  [/opponent|'vs'|other side/i, "vs_expression"],
+  [/opponent|'vs'|other side|'s side\b|'s MODs\b/i, "vs_expression"], // "bob's side rolls ..."
   [/\bNPC\b/, "vs_name"],
   [/\bdc\b|target/i, "target"],
   [/against/i, "against"],
