@@ -73,11 +73,7 @@ def _solve(spec: RollSpec, target: int, rerolls: int) -> Fraction:
     game = Game.of(root, target, groups, caps)
     starts = _first_roll(game)
     values = _best_values(game, starts, rerolls)
-    return sum((p * values.get(s, Fraction(1)) for p, s in _pairs(starts)), Fraction(0))
-
-
-def _pairs(starts: Starts) -> list[tuple[Fraction, State]]:
-    return [(p, s) for s, p in starts.items()]
+    return sum((p * values.get(s, Fraction(1)) for s, p in starts.items()), Fraction(0))
 
 
 def _require_rising(root: Node) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from diceledger.domain.dice.notation import tokenize
+from diceledger.domain.dice.notation import Token, tokenize
 from diceledger.domain.dice.request import RollKind, Target
 from diceledger.domain.errors import RollError
 from diceledger.domain.session import commands as cmd
@@ -74,7 +74,8 @@ def refuse_choices_for_another_member(
     """
     if opponent.name not in state.members or opponent.name in state.npc_names:
         return
-    for token in tokenize(without_references(opponent.expression)):
+    tokens = list(tokenize(without_references(opponent.expression)))
+    for token in tokens:
         if token[0] == "number":
             raise RollError(
                 f"name {opponent.name}'s MODs from their sheet (1d20+@STR), "
@@ -88,17 +89,18 @@ def refuse_choices_for_another_member(
             f"only a GM may give {opponent.name}'s side Advantage, Disadvantage, Eased or "
             "Hindered: each side's are its own"
         )
-    if not _one_d20_and_references(opponent.expression):
+    if not _one_d20_and_references(tokens):
         raise RollError(
             f"{opponent.name}'s side rolls one d20 and their MODs (1d20+@STR): only a GM "
             "may give them other dice or another sum"
         )
 
 
-def _one_d20_and_references(expression: str) -> bool:
-    """Whether the expression is one exploding d20 plus sheet references, labels aside."""
+def _one_d20_and_references(tokens: list[Token]) -> bool:
+    """Whether an expression's tokens, its references left out, are one exploding d20
+    joined by ``+`` to nothing but those references (labels aside)."""
     d20s = 0
-    for kind, _, _, count, sides, exploding in tokenize(without_references(expression)):
+    for kind, _, _, count, sides, exploding in tokens:
         if kind == "dice" and (count, sides, exploding) == (1, 20, True):
             d20s += 1
         elif kind not in ("+", "label", "end"):
