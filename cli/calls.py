@@ -31,6 +31,8 @@ class SessionCalls(Protocol):
 
     def reroll(self, session_id: str, command: cmd.Reroll) -> Rolled: ...
 
+    def roll_side(self, session_id: str, command: cmd.RollSide) -> Rolled: ...
+
     def accept(self, session_id: str, roll_id: int, faces: tuple[int, ...] | None) -> Rolled: ...
 
     def reveal_roll(self, session_id: str, roll_id: int) -> Rolled: ...
@@ -57,6 +59,9 @@ class LocalCalls:
 
     def reroll(self, session_id: str, command: cmd.Reroll) -> Rolled:
         return self._app.reroll(self._actor, session_id, command)
+
+    def roll_side(self, session_id: str, command: cmd.RollSide) -> Rolled:
+        return self._app.roll_side(self._actor, session_id, command)
 
     def accept(self, session_id: str, roll_id: int, faces: tuple[int, ...] | None) -> Rolled:
         return self._app.accept(self._actor, session_id, roll_id, faces)

@@ -21,6 +21,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("diceledger.cli.rolls", "check", "Make a check against a target or a DC."),
     "save": ("diceledger.cli.rolls", "save", "Make a save against an origin's effect."),
     "opposed": ("diceledger.cli.rolls", "opposed", "Roll an opposed check, again on a tie."),
+    "roll-side": (
+        "diceledger.cli.rolls",
+        "roll_side",
+        "Roll your own side of an opposed check that waits for your dice.",
+    ),
     "reroll": ("diceledger.cli.rolls", "reroll", "Spend rerolls on chosen dice of a waiting roll."),
     "accept": ("diceledger.cli.rolls", "accept", "Accept a waiting roll as it stands."),
     "reveal": ("diceledger.cli.rolls", "reveal", "Show a blind roll to the players (GM)."),

@@ -69,6 +69,7 @@ def roll_body(command: cmd.RequestRoll | cmd.RequestOpposed) -> JsonObject:
                 "eased": amounts(other.eased),
                 "hindered": amounts(other.hindered),
                 "reroll": command.opponent_rerolls,
+                "rolls_own_dice": command.opponent_rolls,
             },
         }
     target = command.target
@@ -122,6 +123,11 @@ class RemoteCalls:
         """Spend rerolls on chosen dice."""
         body: JsonObject = {"dice": list(command.dice), "faces": _faces(command.faces)}
         return self._roll(session_id, f"/rolls/{command.roll_id}/reroll", body)
+
+    def roll_side(self, session_id: str, command: cmd.RollSide) -> RemoteRoll:
+        """Roll one's own side of an opposed check."""
+        body: JsonObject = {"faces": _faces(command.faces)}
+        return self._roll(session_id, f"/rolls/{command.roll_id}/side", body)
 
     def accept(self, session_id: str, roll_id: int, faces: tuple[int, ...] | None) -> RemoteRoll:
         """Accept a waiting roll."""

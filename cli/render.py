@@ -81,15 +81,25 @@ def _opposed_text(head: str, seen: ShownRoll) -> str:
     for number, (first, second) in enumerate(rounds, start=1):
         # The round still being played is not compared yet: a side may reroll.
         compared = resolution is not None or number < len(rounds)
-        tie = ": tie" if compared and first.total == second.total else ""
+        if second is None:
+            other, tie = "yet to roll their own dice", ""
+        else:
+            other = render_roll(second, style())
+            tie = ": tie" if compared and first.total == second.total else ""
         lines.append(
             f"  round {number}: {request.side.name} {render_roll(first, style())}, "
-            f"{request.opponent.name} {render_roll(second, style())}{tie}"
+            f"{request.opponent.name} {other}{tie}"
         )
     if resolution is not None:
         count = getattr(resolution, "rounds", 1)
         after = f" after {count} rounds" if count > 1 else ""
         lines.append(f"  {shown(getattr(resolution, 'winner', None))} wins{after}")
+    elif seen.waiting_for is not None and seen.awaits_dice:
+        session_id = shown(seen.session_id)
+        lines.append(
+            f"  awaiting {shown(seen.waiting_for)}'s own dice: "
+            f"`diceledger roll-side {session_id} {roll.roll_id} [--faces N,...]`"
+        )
     elif seen.waiting_for is not None:
         session_id = shown(seen.session_id)
         lines.append(

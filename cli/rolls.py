@@ -1,4 +1,4 @@
-"""``diceledger roll | check | save | opposed | reroll | accept | reveal``."""
+"""``diceledger roll | check | save | opposed | roll-side | reroll | accept | reveal``."""
 
 from __future__ import annotations
 
@@ -297,6 +297,12 @@ def _other_sides(flag: str, source: str) -> Callable[[F], F]:
     default=0,
     help="The other side's reroll allowance, its own for this check.",
 )
+@click.option(
+    "--vs-rolls-own",
+    is_flag=True,
+    help="The other side's member rolls their own dice in every round (`roll-side`), "
+    "typed in from physical dice or by the server; the check waits for them.",
+)
 @json_option
 @pass_app
 def opposed(
@@ -322,17 +328,20 @@ def opposed(
     rerolls: int,
     reroll_scope: str,
     vs_reroll: int,
+    vs_rolls_own: bool,
 ) -> None:
     """Roll an opposed check: both sides at once, again on a tie (R6).
 
     A side with rerolls (--reroll, --vs-reroll) takes its turn before the totals are
     compared: yours first, then the other side's (`reroll` or `accept`). What a side
-    leaves unspent carries into the next round after a tie.
+    leaves unspent carries into the next round after a tie. With --vs-rolls-own the
+    other member rolls their own dice (`roll-side`) before anyone rerolls.
 
     \b
     Examples:
       diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20"
       diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20" --reroll 1 --vs-reroll 1
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20" --vs-rolls-own
     """
     name, other = versus
     form = RollForm(
@@ -353,9 +362,36 @@ def opposed(
         salt=salt,
         faces=faces,
         no_explode=no_explode,
-        vs=OtherSide(name, other, vs_adv, vs_dis, vs_eased, vs_hindered, vs_reroll),
+        vs=OtherSide(name, other, vs_adv, vs_dis, vs_eased, vs_hindered, vs_reroll, vs_rolls_own),
     )
     _show(app, app.calls().request_roll(session_id, form.command(app.actor)))
+
+
+@click.command("roll-side")
+@SESSION
+@ROLL
+@click.option(
+    "--faces",
+    type=FACES,
+    help="Your physical dice typed in, in draw order (an explosion's dice after its die); "
+    "without them the server rolls your side.",
+)
+@json_option
+@pass_app
+def roll_side(
+    app: AppContext, session_id: str, roll_id: int, faces: tuple[int, ...] | None
+) -> None:
+    """Roll your own side of an opposed check that waits for your dice (R6).
+
+    A check requested with --vs-rolls-own waits, in every round, for the other member to
+    roll their side; then each side's rerolls, then the totals are compared.
+
+    \b
+    Example:
+      diceledger --as ann opposed "$S" "1d20+2" --vs bob "1d20" --vs-rolls-own
+      diceledger --as bob roll-side "$S" 1 --faces 17
+    """
+    _show(app, app.calls().roll_side(session_id, cmd.RollSide(roll_id, faces)))
 
 
 @click.command("reroll")

@@ -89,7 +89,9 @@ class ContestantAnswer(Shape):
 
     name: str = Field(max_length=MAX_TEXT)
     expression: str = Field(max_length=MAX_EXPRESSION)
-    total: int
+    total: int | None = Field(
+        description="Null while the side's member has yet to roll their own dice"
+    )
     advantage: list[SourceAnswer]
     disadvantage: list[SourceAnswer]
     score: int
@@ -149,8 +151,17 @@ class ShownRollAnswer(Shape):
     contestants: list[ContestantAnswer] | None = Field(default=None, min_length=2, max_length=2)
     winner: str | None = None
     rounds: int | None = Field(default=None, ge=1)
-    round_totals: list[list[int]] | None = None
+    round_totals: list[list[int | None]] | None = Field(
+        default=None,
+        description="Each round's two totals; the other side's is null while its member has "
+        "yet to roll their own dice",
+    )
     waiting_for: str | None = None
+    waiting_for_dice: bool | None = Field(
+        default=None,
+        description="Of an opposed check: whether waiting_for names a side that has yet to "
+        "roll its own dice (roll it with POST .../rolls/{roll_id}/side), not to reroll",
+    )
 
 
 class HiddenRollAnswer(Shape):

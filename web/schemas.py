@@ -157,6 +157,12 @@ class OpposingSide(Body):
     reroll: int = Field(
         default=0, ge=0, le=MAX_REROLLS, description="This side's own reroll allowance (R11)"
     )
+    rolls_own_dice: bool = Field(
+        default=False,
+        description="This side's member rolls their own dice, typed in from physical dice or "
+        "by the server, in every round (POST .../rolls/{roll_id}/side); the check waits for "
+        "them. Only for a member who may see the roll.",
+    )
 
     def side(self) -> OtherSide:
         """Return the roll form's other side."""
@@ -168,6 +174,7 @@ class OpposingSide(Body):
             amounts(self.eased),
             amounts(self.hindered),
             self.reroll,
+            self.rolls_own_dice,
         )
 
 
@@ -261,6 +268,18 @@ class RerollBody(Body):
 
     dice: list[int] = Field(min_length=1, max_length=MAX_FACES)
     faces: list[int] | None = Field(default=None, max_length=MAX_FACES)
+
+
+class SideBody(Body):
+    """POST .../rolls/{roll}/side: optional; the member's own dice typed in, in draw order."""
+
+    faces: list[int] | None = Field(default=None, max_length=MAX_FACES)
+    turn_round: int | None = Field(
+        default=None,
+        ge=1,
+        description="The round the caller saw waiting for their dice: refused once the "
+        "check has moved on",
+    )
 
 
 class AcceptBody(Body):

@@ -83,7 +83,8 @@ class RequestOpposed:
     action as for any roll; ``opponent_rerolls`` is the other side's own (R11). None
     there asks for a check with no rerolls on either side, as version 1 logs recorded
     every opposed check (verification reads them so); the faces never send it. So with
-    ``rules_edition``, as for ``RequestRoll``.
+    ``rules_edition``, as for ``RequestRoll``. ``opponent_rolls`` leaves the other side's
+    dice to its own member, round after round (``RollSide``), instead of the server.
     """
 
     side: CheckSide
@@ -100,6 +101,7 @@ class RequestOpposed:
     salt: str = ""
     faces: tuple[int, ...] | None = None
     rules_edition: int = editions.CURRENT
+    opponent_rolls: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,19 @@ class Reroll:
 
     roll_id: int
     dice: tuple[int, ...]
+    faces: tuple[int, ...] | None = None
+    turn: Turn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RollSide:
+    """Roll one's own side of an opposed check that waits for its dice (R6).
+
+    ``faces`` are the member's physical dice typed in; without them the server rolls the
+    side's dice, as it would have with the request. ``turn`` as for ``Reroll``.
+    """
+
+    roll_id: int
     faces: tuple[int, ...] | None = None
     turn: Turn | None = None
 
@@ -229,6 +244,7 @@ Command = (
     | RequestRoll
     | RequestOpposed
     | Reroll
+    | RollSide
     | Accept
     | RevealRoll
     | RevealSeed

@@ -6,7 +6,12 @@ from typing import assert_never
 
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session.context import Context
-from diceledger.domain.session.decide_followups import accept_roll, reroll_dice, reveal_roll
+from diceledger.domain.session.decide_followups import (
+    accept_roll,
+    reroll_dice,
+    reveal_roll,
+    roll_own_side,
+)
 from diceledger.domain.session.decide_opposed import request_opposed
 from diceledger.domain.session.decide_rolls import request_roll
 from diceledger.domain.session.decide_session import (
@@ -42,6 +47,8 @@ def decide(state: SessionState, command: cmd.Command, ctx: Context) -> list[Even
             return request_opposed(state, command, ctx)
         case cmd.Reroll():
             return reroll_dice(state, command, ctx)
+        case cmd.RollSide():
+            return roll_own_side(state, command, ctx)
         case cmd.Accept():
             return accept_roll(state, command, ctx)
         case cmd.RevealRoll():

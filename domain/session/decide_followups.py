@@ -9,7 +9,7 @@ from diceledger.domain.errors import PermissionDeniedError, RerollError, RollErr
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.context import Context
-from diceledger.domain.session.decide_opposed import accept_opposed, reroll_opposed
+from diceledger.domain.session.decide_opposed import accept_opposed, reroll_opposed, roll_side
 from diceledger.domain.session.decide_rolls import (
     finish_manual,
     refuse_while_opposed_waits,
@@ -71,6 +71,15 @@ def reroll_dice(state: SessionState, command: cmd.Reroll, ctx: Context) -> list[
         events.append(resolution(roll.request, rolled))
         events += _close_action(state, roll)
     return events
+
+
+def roll_own_side(state: SessionState, command: cmd.RollSide, ctx: Context) -> list[ev.Event]:
+    """Roll one's own side of an opposed check that waits for its dice (R6)."""
+    roll = _found(state, command.roll_id, ctx)
+    if roll.request.opponent is None:
+        raise RollError(f"roll {command.roll_id} is not an opposed check: it has no sides to roll")
+    _waiting(roll)
+    return roll_side(state, roll, command, ctx)
 
 
 def _close_action(state: SessionState, spent: Roll) -> list[ev.Event]:

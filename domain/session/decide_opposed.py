@@ -5,7 +5,9 @@ its turn, the request's side first: it rerolls until its allowance is spent, or 
 When neither side waits, the round is compared; a tie rolls a fresh round in the same
 command, and the allowances left carry into it (docs/rules.md, "Rerolls in an opposed
 check"). Every command that draws dice draws them under one nonce: the request's, a
-reroll's, or the next one for an accept (or the end) whose round then ties.
+reroll's, or the next one for an accept (or the end) whose round then ties. A check whose
+other side rolls its own dice waits for that side's member in every round (``roll_side``)
+before either side's turn.
 """
 
 from __future__ import annotations
@@ -113,16 +115,21 @@ def _specs(request: ev.RollRequested) -> tuple[RollSpec, RollSpec]:
 def _roll_round(
     request: ev.RollRequested, check: Standing, dice: CommandDice, epoch: int
 ) -> list[ev.Event]:
-    """Roll both sides of the next round: each side's dice, then its chains (R14)."""
+    """Roll both sides of the next round: each side's dice, then its chains (R14).
+
+    A side that rolls its own dice is left to its member (``RollSide``).
+    """
     check.round += 1
     dice.rounds += 1
     check.accepted = [False, False]
-    check.sides = []
+    check.sides = [None, None]
     events: list[ev.Event] = []
     for side, spec in enumerate(_specs(request)):
+        if side == 1 and check.own:
+            continue
         source, nonce = dice.for_side(side)
         rolled = start(spec, source)
-        check.sides.append(rolled)
+        check.sides[side] = rolled
         events += dice_events(request.roll_id, rolled.dice, epoch, nonce, side, check.round)
     return events
 
@@ -133,7 +140,7 @@ def _settle(
     """Compare the round once neither side waits; a tie rolls the next round (R6)."""
     events: list[ev.Event] = []
     while check.turn is None:
-        first, second = (state.total for state in check.sides)
+        first, second = (check.rolled(side).total for side in SIDES)
         if first != second:
             events.append(_resolved(request, check))
             return events
@@ -148,7 +155,7 @@ def _settle(
 
 
 def _resolved(request: ev.RollRequested, check: Standing) -> ev.CheckResolved:
-    first, second = (state.total for state in check.sides)
+    first, second = (check.rolled(side).total for side in SIDES)
     winner = 0 if first > second else 1
     name, other = side_name(request, 0), side_name(request, 1)
     return ev.CheckResolved(
@@ -231,18 +238,37 @@ def request_opposed(
         references=resolved.references,
         asked=resolved.asked,
     )
+    if command.opponent_rolls:
+        _check_own_dice(state, command, request)
     typed = None
     if command.faces is not None:
         typed = source_for(state, ctx, command.faces, command.salt)
     seeded = source_for(state, ctx, None, command.salt)
     typist = _typist_sides(state, request, ctx.actor)
     dice = CommandDice(lambda: (seeded, request.nonce), typed, typist)
-    check = Standing(0, [], left, [False, False])
+    check = Standing(0, [None, None], left, [False, False], command.opponent_rolls)
     events: list[ev.Event] = [request, *_roll_round(request, check, dice, request.epoch)]
     events += _settle(request, check, dice, request.epoch)
     if typed is not None:
         _finish_typed(typed, request, typist)
     return events
+
+
+def _check_own_dice(
+    state: SessionState, command: cmd.RequestOpposed, request: ev.RollRequested
+) -> None:
+    """Refuse to leave the other side's dice to anyone but a member who can roll them."""
+    name = command.opponent.name
+    member = state.members.get(name)
+    if member is None or name in state.npc_names:
+        raise RollError(f"{name} is an NPC: its dice are rolled with the request, not later")
+    if command.rules_edition < editions.SIDES_OWN:
+        raise RollError("a side rolls its own dice only under the second edition of the rules")
+    if command.mode is not RollMode.PUBLIC and not member.is_gm:
+        raise RollError(f"{name} cannot roll their side of a {command.mode} roll they cannot see")
+    assert request.opponent is not None
+    if not spec_of(request, request.opponent).plan.sides:
+        raise RollError(f"{name}'s side, {request.opponent.expression}, has no dice to roll")
 
 
 def _finish_typed(typed: DiceSource, request: ev.RollRequested, typist: frozenset[int]) -> None:
@@ -277,11 +303,22 @@ def _turn(
             f"roll {roll.roll_id} has moved on: it waits for {side_name(request, side)}'s "
             f"side in round {check.round} now"
         )
+    if verb == "roll" and not check.awaits_dice:
+        raise RollError(
+            f"roll {roll.roll_id} waits for {side_name(request, side)}'s rerolls, not their "
+            "dice: every side of this round is rolled"
+        )
+    if verb != "roll" and check.awaits_dice:
+        raise RerollError(
+            f"roll {roll.roll_id} waits for {side_name(request, side)} to roll their dice "
+            f"first (round {check.round})"
+        )
     if not may_decide(state, request, side, actor):
         who = side_roller(state, request, side) or "a GM"
+        nobody = "rolls" if verb == "roll" else "rerolls"
         raise PermissionDeniedError(
             f"roll {roll.roll_id} waits for {side_name(request, side)}'s side; only {who} "
-            f"may {verb} it, and nobody rerolls the other side's dice"
+            f"may {verb} it, and nobody {nobody} the other side's dice"
         )
     return side
 
@@ -312,7 +349,7 @@ def reroll_opposed(
         raise RerollError("name at least one die to reroll")
     request, nonce, epoch = roll.request, state.next_nonce, state.epoch.number
     source = source_for(state, ctx, command.faces, request.salt, request.client_seed)
-    current = replace(check.sides[side], rerolls_left=check.left[side])
+    current = replace(check.rolled(side), rerolls_left=check.left[side])
     rolled = reroll_dice(current, command.dice, source)
     events = dice_events(
         roll.roll_id, rolled.dice[len(current.dice) :], epoch, nonce, side, check.round
@@ -328,6 +365,32 @@ def reroll_opposed(
     if command.faces is not None:
         _finish_typed(source, request, typist)
     return events, side == 0 and rolled.rerolls_left == 0
+
+
+def roll_side(
+    state: SessionState, roll: Roll, command: cmd.RollSide, ctx: Context
+) -> list[ev.Event]:
+    """Roll the dice of the side whose member rolls their own; compare if nobody waits (R6).
+
+    Typed-in faces give that side's dice of this round; a tie this command rolls draws the
+    request's side from the server's dice, and leaves the other side to its member again.
+    """
+    check = standing(state, roll)
+    side = _turn(state, roll, check, ctx.actor, "roll", command.turn)
+    request, nonce, epoch = roll.request, state.next_nonce, state.epoch.number
+    source = source_for(state, ctx, command.faces, request.salt, request.client_seed)
+    rolled = start(_specs(request)[side], source)
+    check.sides[side] = rolled
+    events = dice_events(roll.roll_id, rolled.dice, epoch, nonce, side, check.round)
+    if command.faces is None:
+        dice = CommandDice(lambda: (source, nonce))
+    else:
+        seeded = source_for(state, ctx, None, request.salt, request.client_seed)
+        dice = CommandDice(lambda: (seeded, nonce))
+    events += _settle(request, check, dice, epoch)
+    if command.faces is not None:
+        _finish_typed(source, request, frozenset({side}))
+    return events
 
 
 def accept_opposed(
@@ -355,15 +418,24 @@ def close_at_end(
     A tie then rolls fresh rounds from the seed under the next nonce, with no rerolls.
     """
     check = standing(state, roll)
-    events: list[ev.Event] = []
-    while (side := check.turn) is not None:
-        events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0, side, check.round))
-        check.accepted[side] = True
-    check.left = [0, 0]
-    request = roll.request
+    request, epoch = roll.request, state.epoch.number
 
     def seeded() -> tuple[DiceSource, int]:
         nonce = next_nonce()
         return ctx.dice(nonce, request.client_seed, request.salt), nonce
 
-    return events + _settle(request, check, CommandDice(seeded), state.epoch.number)
+    dice = CommandDice(seeded)
+    events: list[ev.Event] = []
+    # A side whose member has yet to roll gets the server's dice; so does every fresh round.
+    check.own = False
+    for unrolled in SIDES:
+        if check.sides[unrolled] is None:
+            source, nonce = dice.for_side(unrolled)
+            rolled = start(_specs(request)[unrolled], source)
+            check.sides[unrolled] = rolled
+            events += dice_events(roll.roll_id, rolled.dice, epoch, nonce, unrolled, check.round)
+    while (side := check.turn) is not None:
+        events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0, side, check.round))
+        check.accepted[side] = True
+    check.left = [0, 0]
+    return events + _settle(request, check, dice, epoch)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diceledger.domain.dice.engine import RollState
 from diceledger.domain.dice.request import RerollScope, RollKind
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import replay_side, rounds_of
+from diceledger.domain.session.rolls import rolled_side, rolls_own_dice, rounds_of
 from diceledger.domain.session.state import Roll, SessionState
 
 SIDES = (0, 1)
@@ -80,22 +80,42 @@ def rerolls_left(session: SessionState, roll: Roll, side: int) -> int:
 class Standing:
     """The current round of an opposed check: each side's dice, allowance, and turn taken.
 
-    Decisions work on a copy of this (``decide_opposed``); the session state is never
-    changed but by the events they return.
+    A side's dice are None while its member has yet to roll them (``own``: the other side
+    rolls its own dice in every round). Decisions work on a copy of this
+    (``decide_opposed``); the session state is never changed but by the events they return.
     """
 
     round: int
-    sides: list[RollState]
+    sides: list[RollState | None]
     left: list[int]
     accepted: list[bool]
+    own: bool = False
 
     @property
     def turn(self) -> int | None:
-        """Return the side that must reroll or accept now, or None when neither waits."""
+        """Return the side that must roll, reroll or accept now, or None when neither waits.
+
+        Both sides' dice come first (R14): a side rerolls knowing what it must beat.
+        """
+        for side in SIDES:
+            if self.sides[side] is None:
+                return side
         for side in SIDES:
             if not self.accepted[side] and self.left[side] > 0:
                 return side
         return None
+
+    @property
+    def awaits_dice(self) -> bool:
+        """Tell whether the side whose turn it is has yet to roll its dice."""
+        side = self.turn
+        return side is not None and self.sides[side] is None
+
+    def rolled(self, side: int) -> RollState:
+        """Return a side's dice, once rolled."""
+        state = self.sides[side]
+        assert state is not None, "a side is compared or rerolled only once it has rolled"
+        return state
 
 
 def standing(session: SessionState, roll: Roll) -> Standing:
@@ -104,9 +124,10 @@ def standing(session: SessionState, roll: Roll) -> Standing:
     accepted = [any((a.side, a.round) == (side, number) for a in roll.accepts) for side in SIDES]
     return Standing(
         number,
-        [replay_side(roll, side, number) for side in SIDES],
+        [rolled_side(roll, side, number) for side in SIDES],
         [rerolls_left(session, roll, side) for side in SIDES],
         accepted,
+        rolls_own_dice(roll),
     )
 
 
@@ -115,6 +136,13 @@ def waiting_side(session: SessionState, roll: Roll) -> int | None:
     if roll.resolution is not None or roll.request.opponent is None:
         return None
     return standing(session, roll).turn
+
+
+def awaits_dice(session: SessionState, roll: Roll) -> bool:
+    """Tell whether an unresolved opposed check waits for a side to roll its dice."""
+    if roll.resolution is not None or roll.request.opponent is None:
+        return False
+    return standing(session, roll).awaits_dice
 
 
 def waiting_on_action(session: SessionState, action_id: str, besides: int = 0) -> Roll | None:

@@ -116,10 +116,37 @@ def replay_side(roll: Roll, side: int, round_: int) -> RollState:
     return replay_events(spec_of(request, asked), side_events(roll, side, round_))
 
 
-def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState]]:
-    """Resolve each round of an opposed check again from its recorded dice."""
+def rolls_own_dice(roll: Roll) -> bool:
+    """Tell whether the other side of an opposed check rolls its own dice in every round.
+
+    Its member rolls them with commands of their own (``RollSide``), under nonces of their
+    own: a request that rolls that side draws its first round under the request's nonce.
+    A side with no dice to draw has nothing to roll, so it never rolls its own.
+    """
+    request = roll.request
+    if request.opponent is None or not spec_of(request, request.opponent).plan.sides:
+        return False
+    return not any(
+        (e.side, e.round) == (1, 1) and e.dice[0].nonce == request.nonce
+        for e in roll.dice
+        if isinstance(e, ev.DiceRolled) and e.dice
+    )
+
+
+def rolled_side(roll: Roll, side: int, round_: int) -> RollState | None:
+    """Resolve one side of one round again; None while its member has yet to roll it."""
+    if side == 1 and rolls_own_dice(roll) and not side_events(roll, side, round_):
+        return None
+    return replay_side(roll, side, round_)
+
+
+def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState | None]]:
+    """Resolve each round of an opposed check again from its recorded dice.
+
+    The other side of the last round is None while its member has yet to roll it.
+    """
     return [
-        (replay_side(roll, 0, number), replay_side(roll, 1, number))
+        (replay_side(roll, 0, number), rolled_side(roll, 1, number))
         for number in range(1, rounds_of(roll) + 1)
     ]
 

@@ -78,7 +78,8 @@ def roll_line(roll: Roll, style: Style = PLAIN) -> str:
     if request.opponent is not None:
         return "; ".join(
             f"round {n}: {request.side.name} {render_roll(a, style)}, "
-            f"{request.opponent.name} {render_roll(b, style)}"
+            f"{request.opponent.name} "
+            + ("yet to roll their own dice" if b is None else render_roll(b, style))
             for n, (a, b) in enumerate(replay_rounds(roll), start=1)
         )
     state = replay_state(roll)
@@ -144,6 +145,7 @@ def sighted_roll_view(session: SessionState, roll: Roll, sight: Sight) -> JsonOb
         {"side": side, "side_name": side_name(request, side), "round": number, **row}
         for number, pair in enumerate(rounds, start=1)
         for side, state in enumerate(pair)
+        if state is not None
         for row in _dice(session, roll, state, die_records(roll, side, number), side)
     ]
     last = rounds[-1]
@@ -165,8 +167,9 @@ def sighted_roll_view(session: SessionState, roll: Roll, sight: Sight) -> JsonOb
         "contestants": contestants,
         "winner": winner,
         "rounds": len(rounds),
-        "round_totals": [[a.total, b.total] for a, b in rounds],
+        "round_totals": [[a.total, None if b is None else b.total] for a, b in rounds],
         "waiting_for": None if waiting is None else side_name(request, waiting),
+        "waiting_for_dice": last[1] is None,
     }
 
 
@@ -185,9 +188,12 @@ def hidden_roll_view(session: SessionState, roll: Roll) -> JsonObject:
     }
 
 
-def _contestant(side: ev.CheckSide, state: RollState, median: bool) -> JsonObject:
-    named: JsonObject = {"name": side.name, "expression": side.expression, "total": state.total}
-    return named | side_sources(side, median) | summands(state)
+def _contestant(side: ev.CheckSide, state: RollState | None, median: bool) -> JsonObject:
+    """Return one side in its last round; its total is null while its member has yet to roll."""
+    total = None if state is None else state.total
+    named: JsonObject = {"name": side.name, "expression": side.expression, "total": total}
+    taken = {"parts": [], "divisors": []} if state is None else summands(state)
+    return named | side_sources(side, median) | taken
 
 
 def replay_total(roll: Roll) -> int:

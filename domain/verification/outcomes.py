@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from diceledger.domain.dice.rollstate import Die
 from diceledger.domain.errors import DiceledgerError
 from diceledger.domain.session import events as ev
-from diceledger.domain.session.rolls import die_records, rounds_of, side_events, spec_of
+from diceledger.domain.session.rolls import (
+    die_records,
+    rolls_own_dice,
+    rounds_of,
+    side_events,
+    spec_of,
+)
 from diceledger.domain.session.state import Roll
 from diceledger.domain.verification.reference import ReadableRoll, replay
 
@@ -95,6 +101,8 @@ def _check_opposed(roll: Roll) -> list[str]:
     rounds = _replayed_rounds(roll)
     for number, pair in enumerate(rounds, start=1):
         for side, rolled in enumerate(pair):
+            if rolled is None:
+                continue  # the side's member has yet to roll it
             problems = _compare_dice(roll.roll_id, rolled, die_records(roll, side, number))
             if problems:
                 return problems
@@ -108,7 +116,7 @@ def _check_opposed(roll: Roll) -> list[str]:
         ]
     # Every round before the last tied; the last is compared only once the check resolves.
     judged = rounds if resolution is not None else rounds[:-1]
-    tied = [n for n, (a, b) in enumerate(judged, start=1) if a.total == b.total]
+    tied = [n for n, (a, b) in enumerate(judged, start=1) if b is not None and a.total == b.total]
     if [t.round for t in roll.ties] != tied or tied != list(range(1, len(rounds))):
         return [
             f"roll {roll.roll_id}: the log's tied rounds {[t.round for t in roll.ties]} "
@@ -121,6 +129,8 @@ def _check_opposed(roll: Roll) -> list[str]:
             else [f"roll {roll.roll_id}: an opposed check needs a check result"]
         )
     first, second = rounds[-1]
+    if second is None:
+        return [f"roll {roll.roll_id}: resolved before {request.opponent.name} rolled"]
     winner = request.side.name if first.total > second.total else request.opponent.name
     claimed = (resolution.total, resolution.opponent_total, resolution.winner, resolution.rounds)
     expected = (first.total, second.total, winner, len(rounds))
@@ -129,11 +139,17 @@ def _check_opposed(roll: Roll) -> list[str]:
     return []
 
 
-def _replayed_rounds(roll: Roll) -> list[tuple[ReadableRoll, ReadableRoll]]:
+def _replayed_rounds(roll: Roll) -> list[tuple[ReadableRoll, ReadableRoll | None]]:
+    """Resolve each round again; the other side of an open check's last round is None
+    while its member, who rolls their own dice, has yet to roll it."""
     request = roll.request
     assert request.opponent is not None
     first, second = spec_of(request, request.side), spec_of(request, request.opponent)
-    return [
-        (replay(first, side_events(roll, 0, n)), replay(second, side_events(roll, 1, n)))
-        for n in range(1, rounds_of(roll) + 1)
-    ]
+    last, own = rounds_of(roll), rolls_own_dice(roll)
+    rounds: list[tuple[ReadableRoll, ReadableRoll | None]] = []
+    for n in range(1, last + 1):
+        theirs = side_events(roll, 1, n)
+        waiting = own and not theirs and n == last and roll.resolution is None
+        mine = replay(first, side_events(roll, 0, n))
+        rounds.append((mine, None if waiting else replay(second, theirs)))
+    return rounds

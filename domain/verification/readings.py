@@ -23,7 +23,7 @@ from diceledger.domain.hashchain import parse_timestamp
 from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.modes import RollMode
-from diceledger.domain.session.opposed import SIDES, side_roller
+from diceledger.domain.session.opposed import SIDES, side_roller, standing
 from diceledger.domain.session.state import GM, SessionState
 from diceledger.domain.verification.logged_dice import roll_run
 
@@ -82,7 +82,16 @@ def _request(
             faces=faces,
             rules_edition=head.rules_edition,
         )
-        return [Reading(head.roller, opposed, roll_id=head.roll_id)]
+        server = Reading(head.roller, opposed, roll_id=head.roll_id)
+        rolled = _other_side_rolled(head, upcoming)
+        if rolled is None and not final:
+            return None
+        if rolled:
+            return [server]
+        # Its other side's first round is not the request's: rolled by its own member, or
+        # a side with no dice at all.
+        own = dataclasses.replace(opposed, opponent_rolls=True)
+        return [server, Reading(head.roller, own, roll_id=head.roll_id)]
     # A recorded DC goes through Target as a request would: an inconsistent one is refused.
     target = None if head.target is None else Target(head.target, head.dc_modifier, head.dc_label)
     dc_reference = next((r.name for r in head.references if r.use == "dc"), None)
@@ -123,6 +132,41 @@ def _request(
         Reading(head.roller, auto, roll_id=head.roll_id),
         Reading(head.roller, request, roll_id=head.roll_id),
     ]
+
+
+def _other_side_rolled(head: ev.RollRequested, upcoming: Sequence[ev.Event]) -> bool | None:
+    """Tell whether the request rolled its other side's first round (None: read on).
+
+    The request's side's dice come first; then, if the request rolled it, the other side's
+    under the request's nonce.
+    """
+    for event in upcoming[1:]:
+        if not isinstance(event, ev.DiceRolled | ev.DieExploded) or event.roll_id != head.roll_id:
+            return False
+        if (event.side, event.round) != (0, 1):
+            return (
+                isinstance(event, ev.DiceRolled)
+                and (event.side, event.round) == (1, 1)
+                and bool(event.dice)
+                and event.dice[0].nonce == head.nonce
+            )
+    return None
+
+
+def _own_side(state: SessionState, head: ev.DiceRolled) -> Reading | None:
+    """Read dice that begin a command as a side's own roll of an opposed check waiting for it."""
+    roll = state.rolls.get(head.roll_id)
+    if roll is None or roll.resolution is not None or roll.request.opponent is None:
+        return None
+    check = standing(state, roll)
+    if not check.awaits_dice or (check.turn, check.round) != (head.side, head.round):
+        return None
+    request = roll.request
+    typed = any(d.source == Provenance.MANUAL for d in head.dice)
+    rolled = cmd.RollSide(head.roll_id, () if typed else None)
+    return Reading(
+        side_roller(state, request, head.side) or request.roller, rolled, None, head.roll_id, 0
+    )
 
 
 def _reroll(
@@ -186,12 +230,16 @@ def _accept(
 
 
 def _round_dice(upcoming: Sequence[ev.Event], roll_id: int) -> list[ev.DieRecord]:
-    """Return the dice of the round the events start with: its rolls and explosions."""
+    """Return the dice of the round the events start with: its rolls and explosions, all
+    under one nonce (a side rolled by its own member next has a nonce of its own)."""
     dice: list[ev.DieRecord] = []
     for event in upcoming:
         if not isinstance(event, ev.DiceRolled | ev.DieExploded) or event.roll_id != roll_id:
             break
-        dice += event.dice if isinstance(event, ev.DiceRolled) else (event.die,)
+        drawn = event.dice if isinstance(event, ev.DiceRolled) else (event.die,)
+        if dice and drawn and drawn[0].nonce != dice[0].nonce:
+            break
+        dice += drawn
     return dice
 
 
@@ -266,6 +314,18 @@ def readings(
     if isinstance(head, ev.DieRerolled):
         reroll = _reroll(state, head, upcoming, final)
         return None if reroll is None else [reroll]
+    if isinstance(head, ev.DiceRolled):
+        own = _own_side(state, head)
+        if own is None:
+            return []
+        # The end rolls a side still waiting for its member from the seed: the same first
+        # event. An end is whole only through its reveal, so it is tried first.
+        end = _end(upcoming, 0)
+        if isinstance(end, Reading):
+            return [end, own]
+        if end is Gap.CUT:
+            return [own, Gap.CUT] if final else None
+        return [own]
     if isinstance(head, ev.RollAccepted):
         accept = _accept(state, head, upcoming, final)
         if accept is None:

@@ -119,6 +119,9 @@ def _opposed_steps(roll: Roll) -> list[str]:
     for number, pair in enumerate(rounds, start=1):
         for side, state in enumerate(pair):
             name = side_name(request, side)
+            if state is None:
+                steps.append(f"round {number}, {name}: yet to roll their own dice")
+                continue
             initial = ", ".join(
                 f"#{d.index} d{d.sides}={d.face}" for d in state.dice if d.reason is Reason.INITIAL
             )
@@ -134,6 +137,9 @@ def _opposed_steps(roll: Roll) -> list[str]:
                 if (a.side, a.round) == (side, number)
             ]
         first, second = pair
+        if second is None:
+            steps.append(f"round {number}: not compared yet: {side_name(request, 1)} rolls next")
+            continue
         compared = roll.resolution is not None or number < len(rounds)
         verdict = (
             " (tie: roll again)"
@@ -182,6 +188,7 @@ def _groups(roll: Roll) -> list[tuple[JsonObject, list[ev.DieRecord], RollState]
         )
         for number, pair in enumerate(replay_rounds(roll), start=1)
         for side, state in enumerate(pair)
+        if state is not None
     ]
 
 

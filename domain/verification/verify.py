@@ -292,12 +292,13 @@ class _Verifier:
         self.draw_nonce[event.roll_id] = nonce
 
     def _round_nonce(self, record: RecordedEvent, event: ev.DiceRolled) -> None:
-        """Take the nonce of a command after the request that rolls a fresh round.
+        """Take the nonce of a command after the request that rolls a fresh round or a side.
 
         An accept (or the end) whose opposed check then ties draws the next round under
-        the next nonce; a request or reroll draws it under its own, already taken.
+        the next nonce; a request or reroll draws it under its own, already taken. A side
+        whose member rolls their own dice draws them under the nonce of their command.
         """
-        if event.round == 1 or not event.dice:
+        if (event.side, event.round) == (0, 1) or not event.dice:
             return
         nonce = event.dice[0].nonce
         if nonce == self.draw_nonce.get(event.roll_id):

@@ -195,6 +195,10 @@ class Application:
         """Spend rerolls on chosen dice of a roll awaiting them (R11)."""
         return self._on_roll(actor, session_id, command.roll_id, command)
 
+    def roll_side(self, actor: str, session_id: str, command: cmd.RollSide) -> RollResult:
+        """Roll one's own side of an opposed check that waits for it (R6)."""
+        return self._on_roll(actor, session_id, command.roll_id, command)
+
     def accept(
         self,
         actor: str,

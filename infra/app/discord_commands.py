@@ -143,8 +143,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     )),
     Subcommand("join", "Join this channel's session with an invite code", (
         _text("code", "The invite code from the GM", True, 100),
-        _text("name", "Your name in the session (default: your Discord name)"),
-        _text("client_seed", "Your own entropy, mixed into every die you roll"),
+        _text("name", "Your name here (default: your Discord name)"),
+        _text("client_seed", "Your own entropy, mixed into your dice"),
     )),
     Subcommand("check", "Make a check against a target or a DC", (
         EXPRESSION, TARGET, DC, *CHECK_OPTIONS, MODE,
@@ -165,6 +165,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         _sources("vs_adv", "Their advantage"), _sources("vs_dis", "Their disadvantage"),
         _sources("vs_eased", "Their eased"), _sources("vs_hindered", "Their hindered"),
         REROLL, SCOPE, _number("vs_reroll", "Their rerolls", 0, MAX_REROLLS),
+        _flag("vs_rolls_own", "They roll their own dice"),
         _flag("blind", "Same as mode blind"), LABEL, FOR, MODE,
     )),
     Subcommand("blind", "Roll seen by the GMs only", (
@@ -176,7 +177,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("dispute", "Dispute a roll", (ROLL_ID, _text("reason", "Why", True))),
     Subcommand("end", "GM: end the session and reveal its seed"),
     Subcommand("verify", "A link to verify this session, and its checkpoint now"),
-    Subcommand("odds", "Exact odds of a roll or check, before rolling", (
+    Subcommand("odds", "Exact odds of a roll or check", (
         EXPRESSION, TARGET, _number("dc", "DC MOD (target 10+MOD)", -MAX_AMOUNT, MAX_AMOUNT),
         ADVANTAGE, DISADVANTAGE, MEDIAN, EASED, HINDERED, REROLL,
     )),

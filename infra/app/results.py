@@ -20,7 +20,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.commands import Turn
 from diceledger.domain.session.modes import RollMode
-from diceledger.domain.session.opposed import side_name, waiting_side
+from diceledger.domain.session.opposed import awaits_dice, side_name, waiting_side
 from diceledger.domain.session.rolls import rounds_of
 from diceledger.domain.session.state import AWAITING, GM, Epoch, Member, Roll, SessionState
 from diceledger.domain.session.views import (
@@ -56,6 +56,7 @@ class ShownRoll:
     view: JsonObject  # the roll as data (the --json and API shape)
     waiting_for: str | None = None  # an opposed check's side whose turn it is
     turn: Turn | None = None  # and that turn (side, round); a command may name it
+    awaits_dice: bool = False  # the side on turn has yet to roll its own dice (RollSide)
 
     @property
     def roll_id(self) -> int:
@@ -100,6 +101,7 @@ def seen_roll(state: SessionState, roll: Roll, viewer: Viewer) -> SeenRoll:
         view=roll_view(state, roll, viewer),
         waiting_for=None if side is None else side_name(roll.request, side),
         turn=None if side is None else Turn(side, rounds_of(roll)),
+        awaits_dice=awaits_dice(state, roll),
     )
 
 

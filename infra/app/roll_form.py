@@ -52,7 +52,10 @@ FormKind = Literal["roll", "effect", "damage", "check", "save", "opposed"]
 
 @dataclass(frozen=True, slots=True)
 class OtherSide:
-    """The other side of an opposed check: who, their dice, modifiers and own rerolls."""
+    """The other side of an opposed check: who, their dice, modifiers and own rerolls.
+
+    ``rolls_own_dice``: the side's member rolls its dice themselves, round after round.
+    """
 
     name: str
     expression: str
@@ -61,6 +64,7 @@ class OtherSide:
     eased: tuple[Amount, ...] = ()
     hindered: tuple[Amount, ...] = ()
     reroll: int = 0
+    rolls_own_dice: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,4 +177,5 @@ class RollForm:
             label=self.label,
             salt=self.salt,
             faces=self.faces,
+            opponent_rolls=other.rolls_own_dice,
         )

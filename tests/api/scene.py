@@ -159,6 +159,12 @@ class Scene:
         """Return a roll of ``caller`` that waits for a reroll or an accept."""
         return self.roll(caller, {"kind": "damage", "expression": "2d6", "reroll": 1})
 
+    def awaiting_own_dice(self, caller: Caller) -> int:
+        """Return an opposed check that waits for ``caller`` to roll their own side (R6)."""
+        asker = Caller.PLAYER if caller is Caller.GM else Caller.GM
+        other = {"name": NAMES[caller], "expression": "1d20", "rolls_own_dice": True}
+        return self.roll(asker, {"kind": "opposed", "expression": "1d20", "vs": other})
+
     def disputed_roll(self) -> int:
         """Return a roll of the player with an open dispute."""
         roll_id = self.roll(Caller.PLAYER, CHECK)

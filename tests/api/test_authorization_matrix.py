@@ -171,6 +171,7 @@ PREPARE: dict[tuple[str, str], Prepare] = {
         {"roll_id": s.awaiting_roll(actor(c))}, {"dice": [0]}
     ),
     ("POST", ROLL + "/accept"): lambda s, c: Call({"roll_id": s.awaiting_roll(actor(c))}),
+    ("POST", ROLL + "/side"): lambda s, c: Call({"roll_id": s.awaiting_own_dice(actor(c))}),
     ("POST", ROLL + "/reveal"): lambda s, c: Call({"roll_id": s.blind()}),
     ("POST", ROLL + "/dispute"): lambda s, c: Call(
         {"roll_id": s.roll(actor(c), CHECK)}, {"reason": "the die fell off"}

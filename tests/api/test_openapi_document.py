@@ -51,7 +51,11 @@ def test_the_idempotency_key_is_declared_and_required_where_dice_are_drawn(api: 
     document: dict[str, Any] = api.get("/openapi.json").json()
     keys = {(m, p): idempotency_key(op) for m, p, op in operations(document)}
     required = {route for route, key in keys.items() if key is not None and key["required"]}
-    assert required == {("POST", ROLLS), ("POST", ROLLS + "/{roll_id}/reroll")}
+    assert required == {
+        ("POST", ROLLS),
+        ("POST", ROLLS + "/{roll_id}/reroll"),
+        ("POST", ROLLS + "/{roll_id}/side"),
+    }
     assert keys[("POST", ROLLS + "/{roll_id}/accept")] is not None
     assert all(key is None for (method, _), key in keys.items() if method == "GET")
     schema = keys[("POST", ROLLS)]

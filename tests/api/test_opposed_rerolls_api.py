@@ -133,3 +133,37 @@ def test_opposed_odds_over_http_take_each_sides_rerolls(api: Api) -> None:
     assert answer["versus"] == "1d4n+1, reroll 1"
     refused = api.get("/api/v1/odds", expression="1d6n", vs_reroll=1)
     assert refused.status_code == 422
+
+
+def test_r6_the_other_member_rolls_their_own_side_over_http(api: Api, table: Table) -> None:
+    body = {
+        "kind": "opposed",
+        "expression": "1d20+2",
+        "no_explode": True,
+        "vs": {"name": "bob", "expression": "1d20", "rolls_own_dice": True},
+        "faces": [9],
+    }
+    roll = api.roll(table.sid, table.ann, body).json()
+    assert (roll["status"], roll["waiting_for"], roll["waiting_for_dice"]) == (
+        "awaiting_rerolls",
+        "bob",
+        True,
+    )
+    assert roll["round_totals"] == [[11, None]] and roll["contestants"][1]["total"] is None
+    assert [d["side"] for d in roll["dice"]] == [0]
+    side = rolls(table, 1, "side")
+    refused = api.post(side, table.ann, {"faces": [20]}, key=str(uuid.uuid4()))
+    assert refused.status_code == 403 and "only bob may roll it" in refused.json()["detail"]
+    stale = api.post(side, table.bob, {"faces": [14], "turn_round": 2}, key=str(uuid.uuid4()))
+    assert stale.status_code == 422 and "has moved on" in stale.json()["detail"], stale.json()
+    key = str(uuid.uuid4())
+    rolled = api.post(side, table.bob, {"faces": [14], "turn_round": 1}, key=key)
+    assert rolled.status_code == 200, rolled.json()
+    done = rolled.json()
+    assert (done["status"], done["winner"], done["round_totals"]) == ("resolved", "bob", [[11, 14]])
+    assert done["waiting_for_dice"] is False
+    # The same request sent again is answered from memory: bob's die is not rolled twice.
+    again = api.post(side, table.bob, {"faces": [14], "turn_round": 1}, key=key)
+    assert again.json() == done
+    events = api.get(f"/api/v1/sessions/{table.sid}", token=table.gm).json()["rolls"][0]["dice"]
+    assert [(d["side"], d["typed_by"]) for d in events] == [(0, "ann"), (1, "bob")]

@@ -78,6 +78,8 @@ TEMPLATES = [
     "reroll {s} {v} --die 0",
     "reroll {s} {r} --die {v}",
     "accept {s} {v}",
+    "roll-side {s} {v}",
+    "roll-side {s} {r} --faces {v}",
     "reveal {s} {v}",
     "seed reveal {v}",
     "dispute open {s} {r} --reason {v}",

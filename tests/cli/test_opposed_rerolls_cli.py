@@ -228,3 +228,32 @@ def test_r6_a_player_cannot_set_the_modifier_of_another_members_side(
         "name bob's MODs from their sheet (1d20+@STR), not as numbers: each side's MODs are its own"
     )
     assert "RollRequested" not in ledger.event_types(table)
+
+
+def test_r6_the_other_member_rolls_their_own_side_with_roll_side(
+    ledger: Ledger, table: str
+) -> None:
+    # bob rolls his own d20 at his table and types it in; ann may not roll it for him.
+    out = ledger.ok(
+        "ann", "opposed", table, "1d20+2", "--vs", "bob", "1d20", "--vs-rolls-own",
+        "--faces", "9", "--no-explode",
+    )  # fmt: skip
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (9) + 2 = 11, bob yet to roll their own dice",
+        f"  awaiting bob's own dice: `diceledger roll-side {table} 1 [--faces N,...]`",
+    ]
+    refusal = ledger.refused("ann", "roll-side", table, "1", "--faces", "20")
+    assert refusal == (
+        "roll 1 waits for bob's side; only bob may roll it, and nobody rolls the other side's dice"
+    )
+    out = ledger.ok("bob", "roll-side", table, "1", "--faces", "14")
+    assert out.splitlines() == [
+        "#1 ann opposed vs bob:",
+        "  round 1: ann 1d20 (9) + 2 = 11, bob 1d20 (14) = 14",
+        "  bob wins",
+    ]
+    again = ledger.refused("bob", "roll-side", table, "1")
+    assert again == "roll 1 is already resolved"
+    report = ledger.data("gm", "verify", table)
+    assert (report["ok"], report["manual_dice"]) == (True, 2), report

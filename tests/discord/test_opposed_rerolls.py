@@ -284,3 +284,31 @@ def test_r6_a_message_names_who_typed_in_each_sides_dice() -> None:
     assert isinstance(result.roll, ShownRoll)
     lines = roll_message(result.roll, LINKS).content.split("\n")
     assert "typed in: round 1 ann by ann · round 1 bob by bob" in lines
+
+
+def test_r6_the_other_member_rolls_their_own_side_with_a_button(
+    discord_table: DiscordTable, seated: str
+) -> None:
+    rolled = discord_table.discord.run(
+        ANN, "opposed", expression="1d20", vs="bob", vs_expression="1d20", vs_rolls_own=True
+    )
+    text = content(rolled)
+    assert "bob yet to roll" in text and "awaiting **bob**'s own dice" in text
+    assert list(buttons(rolled)) == ["Roll (bob)"]
+    button = buttons(rolled)["Roll (bob)"]
+    before = discord_table.events()
+    for user in (ANN, MIRA):  # bob's dice are his own to roll
+        answer = click(discord_table, user, button)
+        assert "only bob may roll it" in refused(discord_table, answer)
+    assert discord_table.events() == before
+    rolled_side = click(discord_table, BOB, button)
+    assert rolled_side["type"] == 7 and "yet to roll" not in content(rolled_side)
+    sides = [
+        (record.data["side"], record.data["dice"][0]["nonce"])
+        for record in discord_table.store.read_stream(seated)
+        if record.event_type == "DiceRolled"
+    ]
+    assert sides[0][0] == 0 and sides[1][0] == 1 and sides[1][1] > sides[0][1]
+    discord_table.discord.run(MIRA, "end")
+    result = verify_with_cli(discord_table.url, seated)
+    assert result.exit_code == 0, result.output

@@ -154,7 +154,7 @@ class TableActions:
         return Reply(Message(text, ephemeral=True))
 
     def button(self, interaction: Interaction) -> Reply:
-        """Reroll one die, or accept, from the buttons of a roll (whoever decides it only).
+        """Reroll one die, accept, or roll one's own side, from a roll's buttons.
 
         Of an opposed check, the side whose turn it is; the application refuses anyone
         else, as it refuses anyone but the roller of a single roll.
@@ -163,7 +163,10 @@ class TableActions:
         user_id = interaction.user.user_id
         seat = self._tables.seat_in(pressed.session_id, interaction.channel_id, user_id)
         try:
-            if pressed.die is not None:
+            if pressed.side:
+                rolled = cmd.RollSide(pressed.roll_id, turn=pressed.turn)
+                result = self._app.roll_side(seat.member, seat.session_id, rolled)
+            elif pressed.die is not None:
                 command = cmd.Reroll(pressed.roll_id, (pressed.die,), turn=pressed.turn)
                 result = self._app.reroll(seat.member, seat.session_id, command)
             else:

@@ -141,6 +141,7 @@ def opposed_request(interaction: Interaction) -> RollForm:
             sources(interaction.text("vs_eased")),
             sources(interaction.text("vs_hindered")),
             interaction.number("vs_reroll") or 0,
+            interaction.flag("vs_rolls_own"),
         ),
     )
 

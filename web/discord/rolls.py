@@ -204,6 +204,11 @@ def _outcome(shown: ShownRoll) -> str:
     resolution = roll.resolution
     if roll.voided:
         verdict = "**void**: a GM voided it after a dispute"
+    elif shown.awaiting and shown.waiting_for is not None and shown.awaits_dice:
+        verdict = (
+            f"awaiting **{escape(clip(shown.waiting_for, NAME))}**'s own dice: they roll "
+            "them with the button (or type them in on the web table or the CLI)"
+        )
     elif shown.awaiting and shown.waiting_for is not None:
         verdict = (
             f"awaiting **{escape(clip(shown.waiting_for, NAME))}**'s rerolls: "
@@ -247,12 +252,13 @@ def _dice_lines(shown_roll: ShownRoll, room: int) -> list[str]:
     for number, (first, second) in enumerate(shown, start=1):
         # The round still being played is not compared yet: a side may reroll.
         compared = roll.resolution is not None or number < len(rounds)
-        tied = compared and first.total == second.total
+        tied = compared and second is not None and first.total == second.total
         head, tie = f"round {number}: ", " · tie" if tied else ""
         fixed = len(head) + len(first_name) + len(second_name) + len(" ") * 2 + len(" · ")
         half = (each - fixed - len(tie)) // 2
         left = f"{first_name} {_single_line(first, half)}"
-        right = f"{second_name} {_single_line(second, half)}"
+        rolled = "yet to roll" if second is None else _single_line(second, half)
+        right = f"{second_name} {rolled}"
         lines.append(finish(f"{head}{left} · {right}{tie}"))
     return lines + note
 
@@ -299,12 +305,15 @@ def _opposed_summary(shown: ShownRoll) -> str:
     request, resolution = roll.request, roll.resolution
     assert request.opponent is not None
     first, second = replay_rounds(roll)[-1]
+    other = "yet to roll" if second is None else str(second.total)
     text = (
         f"{escape(clip(request.side.name, NAME))} {first.total} vs "
-        f"{escape(clip(request.opponent.name, NAME))} {second.total}"
+        f"{escape(clip(request.opponent.name, NAME))} {other}"
     )
     if isinstance(resolution, ev.CheckResolved) and resolution.winner is not None:
         text += f": {escape(clip(resolution.winner, NAME))} wins"
+    elif shown.awaits_dice and shown.waiting_for is not None:
+        text += f" (awaiting {escape(clip(shown.waiting_for, NAME))}'s dice)"
     elif shown.awaiting:
         text += " (awaiting rerolls)"
     return text
@@ -323,8 +332,13 @@ def _buttons(shown: ShownRoll) -> tuple[tuple[Button, ...], ...]:
         turn = shown.turn
         if turn is None or shown.waiting_for is None:
             return ()
-        accept = Pressed(shown.session_id, roll.roll_id, turn=turn)
         owner = clip(shown.waiting_for, BUTTON_NAME)  # whose dice: named on the buttons
+        if shown.awaits_dice:
+            side = Pressed(shown.session_id, roll.roll_id, turn=turn, side=True)
+            if len(side.custom_id) > MAX_CUSTOM_ID:
+                return ()
+            return ((Button(f"Roll ({owner})", side.custom_id, ButtonStyle.SUCCESS),),)
+        accept = Pressed(shown.session_id, roll.roll_id, turn=turn)
         state = replay_side(roll, turn.side, turn.round)
     live = [state.dice[index] for index in state.live]
     # One button is Accept; the rest go to the live dice with the lowest faces, in order.

@@ -1,4 +1,4 @@
-"""Rolls: request one, reroll chosen dice, accept, reveal a blind roll, read one."""
+"""Rolls: request one, roll one's own side, reroll chosen dice, accept, reveal, read one."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from diceledger.web.openapi import (
     idempotency_key,
 )
 from diceledger.web.roll_responses import RollAnswer, RolledAnswer
-from diceledger.web.schemas import AcceptBody, RerollBody, RollBody, RollId
+from diceledger.web.schemas import AcceptBody, RerollBody, RollBody, RollId, SideBody
 
 router = APIRouter(
     prefix="/api/v1/sessions/{session_id}/rolls",
@@ -94,6 +94,36 @@ def reroll(
         return roll_json(web.app.reroll(member.member, session_id, command))
 
     return run_once(request, web, member.token_id, body, rerolled, required=True)
+
+
+@router.post(
+    "/{roll_id}/side",
+    response_model=RolledAnswer,
+    responses=answers(BODY, COMMAND, LIMITED),
+    openapi_extra=idempotency_key(required=True),
+)
+def roll_side(
+    session_id: str,
+    roll_id: RollId,
+    member: Member,
+    request: Request,
+    web: Services,
+    body: SideBody | None = None,
+) -> Response:
+    """Roll your own side of an opposed check waiting for your dice (Idempotency-Key required).
+
+    With ``faces``, your physical dice typed in (when the session allows them); without,
+    the server rolls them.
+    """
+    _draws(request, web, member)
+    faces = None if body is None or body.faces is None else tuple(body.faces)
+    turn = None if body is None or body.turn_round is None else cmd.Turn(1, body.turn_round)
+    command = cmd.RollSide(roll_id, faces, turn)
+
+    def rolled() -> JsonObject:
+        return roll_json(web.app.roll_side(member.member, session_id, command))
+
+    return run_once(request, web, member.token_id, body, rolled, required=True)
 
 
 @router.post(

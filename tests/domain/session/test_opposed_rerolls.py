@@ -68,6 +68,7 @@ def test_r6_r11_when_both_sides_reroll_each_totals_its_new_dice() -> None:
     events = table.run("bob", cmd.Reroll(1, (0,)), faces=[16])
     assert kinds(events) == ["DieRerolled", "CheckResolved"]
     ((ann, bob),) = replay_rounds(table.state.rolls[1])
+    assert bob is not None
     assert (ann.total, bob.total) == (13, 16)
     assert table.state.rolls[1].resolution.winner == "bob"  # type: ignore[union-attr]
 
