@@ -168,14 +168,18 @@ function opposedBody(view) {
     const [a, b] = view.round_totals[round - 1];
     const tie = round < view.rounds;
     const section = el("div", { class: "round" });
-    section.append(el("p", { class: "round-head" }, `Round ${round}: ${mine.name} ${a}, ${theirs.name} ${b}`, tie ? el("strong", { class: "tag" }, " tie: both roll again") : null));
+    const theirTotal = b === null ? "yet to roll" : b;
+    section.append(el("p", { class: "round-head" }, `Round ${round}: ${mine.name} ${a}, ${theirs.name} ${theirTotal}`, tie ? el("strong", { class: "tag" }, " tie: both roll again") : null));
     view.contestants.forEach((side, number) => {
       const dice = view.dice.filter((d) => d.round === round && d.side === number);
-      section.append(diceList(dice, false, `${side.name}'s dice in round ${round}`));
+      if (dice.length > 0) section.append(diceList(dice, false, `${side.name}'s dice in round ${round}`));
     });
     nodes.push(section);
   }
-  for (const side of view.contestants) nodes.push(el("p", { class: "roll-total" }, `${side.name}: ${sumText(side, side.total)}`));
+  for (const side of view.contestants) {
+    const sum = side.total === null ? "yet to roll their own dice" : sumText(side, side.total);
+    nodes.push(el("p", { class: "roll-total" }, `${side.name}: ${sum}`));
+  }
   if (view.status === "resolved") {
     const after = view.rounds > 1 ? ` after ${view.rounds} rounds` : "";
     nodes.push(el("p", { class: "roll-total" }, el("strong", { class: "outcome" }, `${view.winner} wins${after}`)));
@@ -186,6 +190,26 @@ function opposedBody(view) {
 function button(action, rollId, words) {
   const attributes = { type: "button", id: `${action}-${rollId}`, "data-action": action, "data-roll": rollId };
   return el("button", attributes, words);
+}
+
+/** The other member's own dice of an opposed check: theirs to roll, typed in or by the server. */
+function sideControls(view, viewer, manual) {
+  const who = view.waiting_for;
+  if (who !== viewer) {
+    return el("p", { class: "awaiting" }, `Waiting for ${who} to roll their own dice (round ${view.rounds}).`);
+  }
+  const box = el("div", { class: "reroll-controls", "data-roll": view.roll_id, "data-round": view.rounds });
+  box.append(el("p", { class: "awaiting" }, `Your turn: roll your dice for round ${view.rounds} (${view.contestants[1].expression}).`));
+  if (manual) {
+    const id = `side-faces-${view.roll_id}`;
+    box.append(
+      el("p", {},
+        el("label", { for: id }, "Your physical dice, typed in (leave empty for the server's dice)"),
+        el("input", { id, class: "side-faces", inputmode: "numeric", autocomplete: "off", placeholder: "14" })),
+    );
+  }
+  box.append(el("p", { class: "actions" }, button("roll-side", view.roll_id, "Roll my dice")));
+  return box;
 }
 
 function rerollControls(view, canDecide) {
@@ -253,7 +277,7 @@ const MODE_TAGS = {
 };
 
 /** Return the <li> of one roll as this viewer sees it. */
-export function renderRoll(view, { viewer, isGm }) {
+export function renderRoll(view, { viewer, isGm, manual = false }) {
   const item = el("li", { class: "roll", id: `roll-${view.roll_id}`, "data-roll-id": view.roll_id, "data-status": view.status });
   if (view.status === "hidden") {
     item.classList.add("hidden-roll");
@@ -264,7 +288,8 @@ export function renderRoll(view, { viewer, isGm }) {
   const canDecide = awaiting && view.roller === viewer;
   item.append(head(view));
   item.append(...(view.kind === "opposed" ? opposedBody(view) : singleBody(view, canDecide)));
-  if (awaiting) item.append(rerollControls(view, canDecide));
+  if (awaiting && view.waiting_for_dice) item.append(sideControls(view, viewer, manual));
+  else if (awaiting) item.append(rerollControls(view, canDecide));
   if (view.voided) item.classList.add("voided-roll");
   const note = view.ruling && view.ruling.note ? ` The GM's note: ${view.ruling.note}` : "";
   if (view.voided) {

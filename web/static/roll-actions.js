@@ -10,8 +10,8 @@ function chosenDice(roll) {
   return Array.from(roll.querySelectorAll('.die-pick[aria-pressed="true"]'), (b) => Number(b.dataset.die));
 }
 
-function typedFaces(roll) {
-  const input = roll.querySelector(".reroll-faces");
+function typedFaces(roll, selector = ".reroll-faces") {
+  const input = roll.querySelector(selector);
   if (input === null || input.value.trim() === "") return { input, faces: undefined };
   const parts = input.value.split(/[\s,]+/).filter(Boolean);
   if (!parts.every((p) => /^\d+$/.test(p))) return { input, faces: null };
@@ -41,6 +41,7 @@ export class RollActions {
     const act = {
       reroll: () => this.reroll(roll, id, button),
       accept: () => this.send(button, `${this.api}/rolls/${id}/accept`),
+      "roll-side": () => this.rollSide(roll, id, button),
       reveal: () => this.send(button, `${this.api}/rolls/${id}/reveal`),
       dispute: () => this.toggleDispute(roll, id, button),
       "cancel-dispute": () => this.closeDispute(roll),
@@ -88,6 +89,18 @@ export class RollActions {
     }
     const body = faces === undefined ? { dice } : { dice, faces };
     this.send(button, `${this.api}/rolls/${id}/reroll`, body, true);
+  }
+
+  /** Roll one's own side of an opposed check, for the round shown (a stale page is refused). */
+  rollSide(roll, id, button) {
+    const { input, faces } = typedFaces(roll, ".side-faces");
+    if (faces === null) {
+      showError(input, "typed-in dice are whole numbers separated by commas");
+      return;
+    }
+    const round = Number(button.closest(".reroll-controls").dataset.round);
+    const body = faces === undefined ? { turn_round: round } : { turn_round: round, faces };
+    this.send(button, `${this.api}/rolls/${id}/side`, body, true);
   }
 
   toggleDispute(roll, id, button) {

@@ -85,6 +85,7 @@ export function readRoll(form, { isGm }) {
   if (kind === "save" && text(form, "against")) body.against = text(form, "against");
   if (kind === "opposed") {
     body.vs = { name: text(form, "vs_name"), expression: text(form, "vs_expression") };
+    if (checked(form, "vs_rolls_own")) body.vs.rolls_own_dice = true;
     odds.push(["vs", body.vs.expression]);
   }
   if (check) {

@@ -12,6 +12,7 @@ const table = document.getElementById("table");
 const api = table.dataset.api;
 const viewer = table.dataset.viewer;
 const isGm = table.dataset.gm === "true";
+const manual = table.dataset.manual === "true";
 const log = document.getElementById("dice-log");
 const members = document.getElementById("member-list");
 const status = document.getElementById("log-status");
@@ -20,7 +21,7 @@ const status = document.getElementById("log-status");
 function showRoll(view) {
   form.rollChanged(view);
   badges.seen(view);
-  const drawn = renderRoll(view, { viewer, isGm });
+  const drawn = renderRoll(view, { viewer, isGm, manual });
   const old = document.getElementById(drawn.id);
   if (old !== null) {
     if (old.dataset.signature === JSON.stringify(view)) return;

@@ -1,0 +1,50 @@
+"""An opposed check whose other member rolls their own dice, in Chromium at a phone's width
+and a desktop's (R6): the requester asks for it in the roll form, the check waits on every
+page, and the other member types in the physical die they rolled from their own table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.web.live_server import LiveServer
+from tests.web.people import Person
+
+if TYPE_CHECKING:
+    from tests.web.conftest import OpenBrowser
+
+SIZES = [(360, 740), (1280, 800)]
+
+
+def two_invites(server: LiveServer) -> tuple[str, str]:
+    """Open a session run by mira; return two invite links to it (each is used once)."""
+    access = server.services.access
+    opened = access.open_session("Tomb of Ash", "mira")
+    owner = access.as_owner(opened.started.session_id, "mira")
+    return tuple(f"{server.url}/join/{access.invite(owner).code}" for _ in range(2))  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    bob = Person("bob", open_browser(width=width, height=height), server.url)
+    for person, link in zip((ann, bob), two_invites(server), strict=True):
+        person.join(link)
+    ann.fill_roll("opposed", "1d20", vs_name="bob", faces="12")
+    ann.more_options()
+    ann.click("#roll-vs-rolls-own")
+    ann.submit_roll()
+    ann.wait_roll(1, "Round 1: ann 12, bob yet to roll", "Waiting for bob to roll their own dice")
+    assert not ann.all("#roll-side-1")  # bob's dice are not ann's to roll
+    # bob's page follows live: his turn, with a field for the die he rolled at his table.
+    bob.wait_roll(1, "Your turn: roll your dice for round 1 (1d20)")
+    bob.type("#side-faces-1", "15")
+    bob.click("#roll-side-1")
+    for person in (bob, ann):
+        text = person.wait_roll(1, "Round 1: ann 12, bob 15", "bob wins")
+        assert "typed in by bob" in text and "typed in by ann" in text
+        assert "yet to roll" not in text
