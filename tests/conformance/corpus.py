@@ -164,6 +164,12 @@ def play() -> tuple[list[str], int, list[str]]:
         "bob", cmd.RequestRoll(RollKind.DAMAGE, "2d4", rerolls=1, reroll_scope=RerollScope.DAMAGE)
     )
     crypt.run("bob", cmd.Accept(max(crypt.state.rolls)))
+    # bob rolls his own side, a physical die typed in, after ann's request (R6).
+    own = cmd.RequestOpposed(
+        CheckSide("ann", "1d20+2"), CheckSide("bob", "1d20"), exploding=False, opponent_rolls=True
+    )
+    crypt.run("ann", own)
+    crypt.run("bob", cmd.RollSide(max(crypt.state.rolls), (7,)))
     # Characters' sheets, and rolls that read them (R4, R6).
     crypt.run("ann", cmd.CreateCharacter("Thalia", "ann"))
     crypt.run("ann", cmd.SetAttribute("Thalia", "STR", 3, "Strength"))
