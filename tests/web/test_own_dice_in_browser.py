@@ -1,6 +1,7 @@
-"""An opposed check whose other member rolls their own dice, in Chromium at a phone's width
-and a desktop's (R6): the requester asks for it in the roll form, the check waits on every
-page, and the other member types in the physical die they rolled from their own table.
+"""Opposed checks at the table, in Chromium at a phone's width and a desktop's (R6, R14):
+each side acts on its own member's page in its turn. A requester may leave the other
+side's dice to its member: the check waits on every page, and the other member types in
+the physical die they rolled at their own table.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from diceledger.domain.session import commands as cmd
+from diceledger.domain.session.events import CheckSide
 from tests.web.live_server import LiveServer
 from tests.web.people import Person
 
@@ -48,3 +51,38 @@ def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
         text = person.wait_roll(1, "Round 1: ann 12, bob 15", "bob wins")
         assert "typed in by bob" in text and "typed in by ann" in text
         assert "yet to roll" not in text
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_r6_each_side_of_an_opposed_check_rerolls_on_its_own_members_page_in_its_turn(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann = Person("ann", open_browser(width=width, height=height), server.url)
+    bob = Person("bob", open_browser(width=width, height=height), server.url)
+    for person, link in zip((ann, bob), two_invites(server), strict=True):
+        person.join(link)
+    # A check asked for elsewhere (the CLI, the API): ann's typed 3, bob's the server's.
+    duel = cmd.RequestOpposed(
+        CheckSide("ann", "1d20"),
+        CheckSide("bob", "1d20"),
+        exploding=False,
+        rerolls=1,
+        opponent_rerolls=1,
+        faces=(3,),
+    )
+    server.services.app.request_roll("ann", ann.session_id, duel)
+    ann.wait_roll(1, "Your decision: 1 reroll left")
+    bob.wait_roll(1, "Waiting for ann's side to reroll or accept")
+    assert not bob.all("#roll-1 .die-pick")  # ann's dice are not bob's to press
+    ann.click("#accept-1")
+    # Now bob's turn, on bob's page: his own die to press, with his physical die typed in.
+    bob.wait_roll(1, "Your decision: 1 reroll left")
+    ann.wait_roll(1, "Waiting for bob's side to reroll or accept")
+    assert not ann.all("#roll-1 .die-pick")
+    picks = bob.all("#roll-1 .die-pick")
+    assert len(picks) == 1  # bob's one d20, not ann's
+    picks[0].click()
+    bob.type("#reroll-faces-1", "5")
+    bob.click("#reroll-1")
+    for person in (ann, bob):
+        person.wait_roll(1, "bob wins")

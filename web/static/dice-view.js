@@ -157,8 +157,11 @@ function singleBody(view, pickable) {
   return nodes;
 }
 
-function opposedBody(view) {
+/** An opposed check's sides, round by round; the dice of the side on turn are pressable
+ * in its current round when the viewer decides that side (`pickable`). */
+function opposedBody(view, pickable) {
   const nodes = [];
+  const turn = view.contestants.findIndex((side) => side.name === view.waiting_for);
   const [mine, theirs] = view.contestants;
   for (const side of view.contestants) {
     const sources = sourcesLine(side);
@@ -172,7 +175,8 @@ function opposedBody(view) {
     section.append(el("p", { class: "round-head" }, `Round ${round}: ${mine.name} ${a}, ${theirs.name} ${theirTotal}`, tie ? el("strong", { class: "tag" }, " tie: both roll again") : null));
     view.contestants.forEach((side, number) => {
       const dice = view.dice.filter((d) => d.round === round && d.side === number);
-      if (dice.length > 0) section.append(diceList(dice, false, `${side.name}'s dice in round ${round}`));
+      const mine = pickable && round === view.rounds && number === turn;
+      if (dice.length > 0) section.append(diceList(dice, mine, `${side.name}'s dice in round ${round}`));
     });
     nodes.push(section);
   }
@@ -212,9 +216,10 @@ function sideControls(view, viewer, manual) {
   return box;
 }
 
-function rerollControls(view, canDecide) {
+function rerollControls(view, canDecide, who) {
   if (!canDecide) {
-    return el("p", { class: "awaiting" }, `Waiting for ${view.roller} to reroll or accept (${view.rerolls_left} reroll${view.rerolls_left === 1 ? "" : "s"} left).`);
+    const whose = view.kind === "opposed" ? `${who}'s side` : who;
+    return el("p", { class: "awaiting" }, `Waiting for ${whose} to reroll or accept (${view.rerolls_left} reroll${view.rerolls_left === 1 ? "" : "s"} left).`);
   }
   const id = `reroll-faces-${view.roll_id}`;
   const box = el("div", { class: "reroll-controls", "data-roll": view.roll_id });
@@ -277,7 +282,7 @@ const MODE_TAGS = {
 };
 
 /** Return the <li> of one roll as this viewer sees it. */
-export function renderRoll(view, { viewer, isGm, manual = false }) {
+export function renderRoll(view, { viewer, isGm, manual = false, members = new Set() }) {
   const item = el("li", { class: "roll", id: `roll-${view.roll_id}`, "data-roll-id": view.roll_id, "data-status": view.status });
   if (view.status === "hidden") {
     item.classList.add("hidden-roll");
@@ -285,11 +290,14 @@ export function renderRoll(view, { viewer, isGm, manual = false }) {
     return item;
   }
   const awaiting = view.status === "awaiting_rerolls";
-  const canDecide = awaiting && view.roller === viewer;
+  // Who decides now: an opposed check's side on turn (an NPC's: any GM), else the roller.
+  const who = view.kind === "opposed" ? view.waiting_for : view.roller;
+  const npc = view.kind === "opposed" && !members.has(who);
+  const canDecide = awaiting && (who === viewer || (npc && isGm));
   item.append(head(view));
-  item.append(...(view.kind === "opposed" ? opposedBody(view) : singleBody(view, canDecide)));
+  item.append(...(view.kind === "opposed" ? opposedBody(view, canDecide) : singleBody(view, canDecide)));
   if (awaiting && view.waiting_for_dice) item.append(sideControls(view, viewer, manual));
-  else if (awaiting) item.append(rerollControls(view, canDecide));
+  else if (awaiting) item.append(rerollControls(view, canDecide, who));
   if (view.voided) item.classList.add("voided-roll");
   const note = view.ruling && view.ruling.note ? ` The GM's note: ${view.ruling.note}` : "";
   if (view.voided) {

@@ -40,8 +40,8 @@ export class LiveLog {
 
   async reload() {
     const session = await call("GET", this.api);
+    this.onSession(session); // first: who is a member decides who may act on a roll
     for (const roll of session.rolls) this.onRoll(roll);
-    this.onSession(session);
     this.status.textContent = session.rolls.length ? "" : "No rolls yet.";
     return session;
   }

@@ -13,6 +13,7 @@ const api = table.dataset.api;
 const viewer = table.dataset.viewer;
 const isGm = table.dataset.gm === "true";
 const manual = table.dataset.manual === "true";
+let memberNames = new Set(); // an opposed check's side named by no member is an NPC's
 const log = document.getElementById("dice-log");
 const members = document.getElementById("member-list");
 const status = document.getElementById("log-status");
@@ -21,7 +22,7 @@ const status = document.getElementById("log-status");
 function showRoll(view) {
   form.rollChanged(view);
   badges.seen(view);
-  const drawn = renderRoll(view, { viewer, isGm, manual });
+  const drawn = renderRoll(view, { viewer, isGm, manual, members: memberNames });
   const old = document.getElementById(drawn.id);
   if (old !== null) {
     if (old.dataset.signature === JSON.stringify(view)) return;
@@ -35,6 +36,7 @@ function showRoll(view) {
 }
 
 function showSession(session) {
+  memberNames = new Set(session.members.map((m) => m.name));
   const names = session.members.map((m) => `${m.name}|${m.role}`).join(",");
   if (members.dataset.names !== names) {
     members.dataset.names = names;
