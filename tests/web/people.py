@@ -126,13 +126,14 @@ class Person:
 
     def fill_roll(self, kind: str, expression: str, **options: str) -> None:
         """Fill the roll form: kind, dice, and any of target, dc, vs_name, vs_expression,
-        reroll, reroll_scope, faces, label, for, mode (options named as the form's fields)."""
+        vs_reroll, reroll, reroll_scope, faces, label, for, mode (options named as the form's
+        fields)."""
         Select(self.find("#roll-kind")).select_by_value(kind)
         self.type("#roll-expression", expression)
         fields = {"target": "#roll-target", "vs_name": "#roll-vs-name"}  # the roll bar's
         hidden = {"reroll": "#roll-reroll", "faces": "#roll-faces", "label": "#roll-label"}
         hidden |= {"for": "#roll-for", "dc": "#roll-dc", "against": "#roll-against"}
-        hidden |= {"vs_expression": "#roll-vs-expression"}
+        hidden |= {"vs_expression": "#roll-vs-expression", "vs_reroll": "#roll-vs-reroll"}
         for name, value in options.items():
             if name in fields:
                 self.type(fields[name], value)

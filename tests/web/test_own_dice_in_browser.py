@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from diceledger.domain.session import commands as cmd
-from diceledger.domain.session.events import CheckSide
 from tests.web.live_server import LiveServer
 from tests.web.people import Person
 
@@ -54,23 +52,18 @@ def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
-def test_r6_each_side_of_an_opposed_check_rerolls_on_its_own_members_page_in_its_turn(
+def test_r6_r11_each_side_of_an_opposed_check_rerolls_on_its_own_members_page_in_its_turn(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
     ann = Person("ann", open_browser(width=width, height=height), server.url)
     bob = Person("bob", open_browser(width=width, height=height), server.url)
     for person, link in zip((ann, bob), two_invites(server), strict=True):
         person.join(link)
-    # A check asked for elsewhere (the CLI, the API): ann's typed 3, bob's the server's.
-    duel = cmd.RequestOpposed(
-        CheckSide("ann", "1d20"),
-        CheckSide("bob", "1d20"),
-        exploding=False,
-        rerolls=1,
-        opponent_rerolls=1,
-        faces=(3,),
-    )
-    server.services.app.request_roll("ann", ann.session_id, duel)
+    # Each side with one reroll, from the form: ann's die typed in, bob's the server's.
+    ann.fill_roll("opposed", "1d20", vs_name="bob", faces="3", reroll="1", vs_reroll="1")
+    ann.click("#roll-no-explode")
+    ann.wait_text("#roll-odds", "Chance to win:")
+    ann.submit_roll()
     ann.wait_roll(1, "Your decision: 1 reroll left")
     bob.wait_roll(1, "Waiting for ann's side to reroll or accept")
     assert not bob.all("#roll-1 .die-pick")  # ann's dice are not bob's to press

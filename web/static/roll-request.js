@@ -100,12 +100,15 @@ export function readRoll(form, { isGm }) {
   body.hindered = sources(form, "hindered");
   for (const s of body.eased) odds.push(["eased", s.amount]);
   for (const s of body.hindered) odds.push(["hindered", s.amount]);
-  if (kind !== "opposed") {
-    body.reroll = integer(form, "reroll") ?? 0;
-    body.reroll_scope = text(form, "reroll_scope") || "effect";
-    const covered = body.reroll_scope === "effect" || kind === "damage";
-    if (body.reroll > 0 && covered) odds.push(["reroll", body.reroll]);
-    if (text(form, "action")) body.action = text(form, "action");
+  body.reroll = integer(form, "reroll") ?? 0;
+  body.reroll_scope = text(form, "reroll_scope") || "effect";
+  const covered = body.reroll_scope === "effect" || kind === "damage";
+  if (body.reroll > 0 && covered) odds.push(["reroll", body.reroll]);
+  if (text(form, "action")) body.action = text(form, "action");
+  if (kind === "opposed") {
+    // The other side's own allowance, for this check alone (R11).
+    body.vs.reroll = integer(form, "vs_reroll") ?? 0;
+    if (body.vs.reroll > 0) odds.push(["vs_reroll", body.vs.reroll]);
   }
   if (text(form, "label")) body.label = text(form, "label");
   const typed = faces(form);
