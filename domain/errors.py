@@ -36,6 +36,7 @@ of any face.
     │   └── SchemaOutdatedError  the database schema is behind the code
     ├── KeyFileError             a signing or seed key file: unreadable, malformed, too open
     ├── RemoteServiceError       a service diceledger calls out to refused, or was unreachable
+    ├── ServerBusyError          costly work already running: nothing done, try again later
     └── VerificationError        a session or export fails `verify`
         ├── MalformedError       a checkpoint, signed note or receipt that breaks its format
         ├── SignatureError       no trusted key's signature verifies
@@ -177,6 +178,14 @@ class SchemaNewerError(StoreUnavailableError):
 
 class ReadOnlyError(StoreUnavailableError):
     """The database can be read but not written (a read-only file or transaction)."""
+
+
+class ServerBusyError(DiceledgerError):
+    """Costly work of the kind asked for already runs in this worker; nothing was done."""
+
+    def __init__(self, what: str, retry_after: int) -> None:
+        self.retry_after = retry_after  # whole seconds
+        super().__init__(f"the server is busy with {what}; try again in {retry_after} s")
 
 
 class SessionBusyError(StoreError):

@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from diceledger.domain import __version__
-from diceledger.domain.errors import DiceledgerError, SessionBusyError
+from diceledger.domain.errors import DiceledgerError, ServerBusyError, SessionBusyError
 from diceledger.web.context import WebServices
 from diceledger.web.lifespan import live_updates
 from diceledger.web.limits import RateLimitedError
@@ -113,7 +113,7 @@ def _error_tree(request: Request, error: DiceledgerError) -> Response:
 
 def _retry_after(error: DiceledgerError) -> dict[str, str]:
     """Return the Retry-After header of an error that says when to try again."""
-    if isinstance(error, RateLimitedError | SessionBusyError):
+    if isinstance(error, RateLimitedError | SessionBusyError | ServerBusyError):
         return {"Retry-After": str(error.retry_after)}
     return {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -25,6 +26,7 @@ class Settings:
     redemptions_per_minute: int = 20  # per session: invite codes tried
     streams_per_token: int = 4  # live streams open at once, per worker
     heartbeat_seconds: float = 15.0  # a quiet stream's comment line, and its re-read
+    odds_wait_seconds: float = 2.0  # how long odds with rerolls wait for the one running
 
 
 @dataclass
@@ -39,6 +41,11 @@ class WebServices:
     # The application must announce its appends to this same object (bootstrap_server).
     live: Live = field(default_factory=unannounced_live)
     discord: DiscordFace | None = None  # only when a Discord application is configured
+    # Odds with rerolls can take seconds of CPU (docs/odds.md): one at a time per worker,
+    # so that anyone's questions cannot starve the rolls of its tables.
+    reroll_odds: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(1)
+    )
 
 
 def web_services(request: Request) -> WebServices:

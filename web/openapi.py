@@ -51,6 +51,7 @@ TYPES: JsonDict = {"enum": _TYPE_NAMES}
 # The kinds of refusal, as the statuses they are answered with.
 FAILS = (500,)  # every route: a bug, a broken dice source, a log that fails its checks
 STORE = (503,)  # a route that reads or writes the store (unreachable, a busy session)
+BUSY = (503,)  # a route whose costly work runs one at a time (Retry-After)
 MEMBER = (401, 403, 404)  # a route a member's token opens: none, not allowed, not known
 INPUT = (422,)  # a route that takes path or query values
 BODY = (400, 413, 422)  # a route that takes a JSON body (not JSON, too large, invalid)

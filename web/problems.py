@@ -30,6 +30,7 @@ from diceledger.domain.errors import (
     PermissionDeniedError,
     RequestInProgressError,
     RollError,
+    ServerBusyError,
     SessionBusyError,
     StoreError,
     UnauthenticatedError,
@@ -75,6 +76,7 @@ PROBLEMS: tuple[tuple[type[DiceledgerError], Problem], ...] = (
     (CorruptLogError, Problem(500, "corrupt-log", "The session's log fails its own checks")),
     (VerificationError, Problem(422, "verification-failed", "Verification failed")),
     (SessionBusyError, Problem(503, "session-busy", "The session is busy")),
+    (ServerBusyError, Problem(503, "server-busy", "The server is busy")),
     (StoreError, Problem(503, "store-unavailable", "The store is unavailable")),
 )
 FALLBACK = Problem(500, "internal", "Internal error")

@@ -7,9 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
+from diceledger.domain.errors import ServerBusyError
 from diceledger.infra.app.odds import OddsQuery, Side, odds_of
 from diceledger.web.answers import answer, typed
-from diceledger.web.openapi import FAILS, INPUT, answers
+from diceledger.web.context import Services
+from diceledger.web.openapi import BUSY, FAILS, INPUT, answers
 from diceledger.web.responses import Health, Odds
 from diceledger.web.schemas import AS_WRITTEN
 
@@ -24,7 +26,7 @@ def healthz() -> Response:
     return typed(Health(status="ok"))
 
 
-@router.get("/api/v1/odds", response_model=Odds, responses=answers(FAILS, INPUT))
+@router.get("/api/v1/odds", response_model=Odds, responses=answers(FAILS, INPUT, BUSY))
 def odds(  # keyword-only: the repeatable amounts have no default value of their own
     *,
     expression: str = Query(min_length=1, max_length=1000),
@@ -44,6 +46,7 @@ def odds(  # keyword-only: the repeatable amounts have no default value of their
     vs_eased: Amounts,
     vs_hindered: Amounts,
     vs_reroll: Annotated[int, Query(ge=0, le=1000), AS_WRITTEN] = 0,
+    web: Services,
 ) -> Response:
     """Return the exact odds of a roll, a check or an opposed check (the CLI's `odds --json`)."""
     versus = (
@@ -60,4 +63,11 @@ def odds(  # keyword-only: the repeatable amounts have no default value of their
         versus=versus,
         vs_reroll=vs_reroll,
     )
-    return answer(odds_of(query).as_json())
+    if not (reroll or vs_reroll):
+        return answer(odds_of(query).as_json())
+    if not web.reroll_odds.acquire(timeout=web.settings.odds_wait_seconds):
+        raise ServerBusyError("other odds with rerolls", retry_after=1)
+    try:
+        return answer(odds_of(query).as_json())
+    finally:
+        web.reroll_odds.release()
