@@ -27,14 +27,22 @@ def two_invites(server: LiveServer) -> tuple[str, str]:
     return tuple(f"{server.url}/join/{access.invite(owner).code}" for _ in range(2))  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES)
-def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
+def ann_and_bob(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
-) -> None:
+) -> tuple[Person, Person]:
+    """Open mira's session and let ann and bob join it, each in a browser of their own."""
     ann = Person("ann", open_browser(width=width, height=height), server.url)
     bob = Person("bob", open_browser(width=width, height=height), server.url)
     for person, link in zip((ann, bob), two_invites(server), strict=True):
         person.join(link)
+    return ann, bob
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
+    open_browser: OpenBrowser, server: LiveServer, width: int, height: int
+) -> None:
+    ann, bob = ann_and_bob(open_browser, server, width, height)
     ann.fill_roll("opposed", "1d20", vs_name="bob", faces="12")
     ann.more_options()
     ann.click("#roll-vs-rolls-own")
@@ -55,10 +63,7 @@ def test_r6_the_other_member_rolls_and_types_in_their_own_side_from_their_table(
 def test_r6_r11_each_side_of_an_opposed_check_rerolls_on_its_own_members_page_in_its_turn(
     open_browser: OpenBrowser, server: LiveServer, width: int, height: int
 ) -> None:
-    ann = Person("ann", open_browser(width=width, height=height), server.url)
-    bob = Person("bob", open_browser(width=width, height=height), server.url)
-    for person, link in zip((ann, bob), two_invites(server), strict=True):
-        person.join(link)
+    ann, bob = ann_and_bob(open_browser, server, width, height)
     # Each side with one reroll, from the form: ann's die typed in, bob's the server's.
     ann.fill_roll("opposed", "1d20", vs_name="bob", faces="3", reroll="1", vs_reroll="1")
     ann.click("#roll-no-explode")
