@@ -264,7 +264,9 @@ def _check_own_dice(
         raise RollError(f"{name} is an NPC: its dice are rolled with the request, not later")
     if command.rules_edition < editions.SIDES_OWN:
         raise RollError("a side rolls its own dice only under the second edition of the rules")
-    if command.mode is not RollMode.PUBLIC and not member.is_gm:
+    # A gm or blind roll is shown to the GMs; a self roll to its roller alone (docs/rules.md).
+    hidden = command.mode is RollMode.SELF or not (command.mode is RollMode.PUBLIC or member.is_gm)
+    if hidden:
         raise RollError(f"{name} cannot roll their side of a {command.mode} roll they cannot see")
     assert request.opponent is not None
     if not spec_of(request, request.opponent).plan.sides:

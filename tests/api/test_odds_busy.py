@@ -9,7 +9,6 @@ from dataclasses import replace
 from tests.api.conftest import Api
 
 ODDS = "/api/v1/odds"
-WITH_REROLLS = {"expression": "1d20", "target": 13, "reroll": 1}
 
 
 def test_odds_with_rerolls_wait_for_the_ones_running_and_then_say_busy(api: Api) -> None:
@@ -17,19 +16,19 @@ def test_odds_with_rerolls_wait_for_the_ones_running_and_then_say_busy(api: Api)
     gate = api.services.reroll_odds
     assert gate.acquire(blocking=False)  # another request's odds with rerolls, running
     try:
-        busy = api.get(ODDS, **WITH_REROLLS)
+        busy = api.get(ODDS, expression="1d20", target=13, reroll=1)
         assert busy.status_code == 503
         assert busy.headers["content-type"].startswith("application/problem+json")
         assert busy.json()["type"] == "/problems/server-busy"
         assert busy.headers["Retry-After"] == "1"
-        against = {"expression": "1d20", "vs": "1d20", "vs_reroll": 1}
-        assert api.get(ODDS, **against).status_code == 503
+        against = api.get(ODDS, expression="1d20", vs="1d20", vs_reroll=1)
+        assert against.status_code == 503
         # Odds without rerolls are not held up.
         plain = api.get(ODDS, expression="1d20", target=13)
         assert plain.status_code == 200 and plain.json()["success"]["fraction"] == "2/5"
     finally:
         gate.release()
-    answered = api.get(ODDS, **WITH_REROLLS).json()
+    answered = api.get(ODDS, expression="1d20", target=13, reroll=1).json()
     assert (answered["success"]["fraction"], answered["best_success"]["fraction"]) == (
         "3/5",
         "16/25",

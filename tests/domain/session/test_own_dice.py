@@ -152,6 +152,16 @@ def test_r6_the_end_rolls_a_side_still_to_be_rolled_from_the_seed() -> None:
             "ghoul is an NPC",
         ),
         ("ann", duel(mode=RollMode.GM), "cannot roll their side of a gm roll"),
+        (
+            "bob",
+            cmd.RequestOpposed(
+                CheckSide("bob", "1d20"),
+                CheckSide("gm", "1d20"),
+                mode=RollMode.SELF,
+                opponent_rolls=True,
+            ),
+            "gm cannot roll their side of a self roll",
+        ),
     ],
 )
 def test_r6_a_side_rolls_its_own_dice_only_where_its_member_can(
