@@ -128,10 +128,23 @@ def _roll_round(
         if side == 1 and check.own:
             continue
         source, nonce = dice.for_side(side)
-        rolled = start(spec, source)
-        check.sides[side] = rolled
-        events += dice_events(request.roll_id, rolled.dice, epoch, nonce, side, check.round)
+        events += _roll_one(request, check, side, spec, source, nonce, epoch)
     return events
+
+
+def _roll_one(
+    request: ev.RollRequested,
+    check: Standing,
+    side: int,
+    spec: RollSpec,
+    source: DiceSource,
+    nonce: int,
+    epoch: int,
+) -> list[ev.Event]:
+    """Roll one side's dice in the check's current round, with their chains (R14)."""
+    rolled = start(spec, source)
+    check.sides[side] = rolled
+    return dice_events(request.roll_id, rolled.dice, epoch, nonce, side, check.round)
 
 
 def _settle(
@@ -358,15 +371,34 @@ def reroll_opposed(
     )
     check.sides[side], check.left[side] = rolled, rolled.rerolls_left
     typist = _typist_sides(state, request, ctx.actor)
-    if command.faces is None:
-        dice = CommandDice(lambda: (source, nonce))
+    events += _settle_after(state, ctx, request, check, (source, nonce), command.faces, typist)
+    return events, side == 0 and rolled.rerolls_left == 0
+
+
+def _settle_after(
+    state: SessionState,
+    ctx: Context,
+    request: ev.RollRequested,
+    check: Standing,
+    drawn: tuple[DiceSource, int],
+    faces: tuple[int, ...] | None,
+    typist: frozenset[int],
+) -> list[ev.Event]:
+    """Settle after a command drew from ``drawn`` (its source and nonce); refuse faces left.
+
+    A tie's fresh round goes on with the same seeded dice, or, when faces were typed in,
+    takes them for the typist's sides and the seeded dice of that nonce for the others.
+    """
+    source, nonce = drawn
+    if faces is None:
+        dice = CommandDice(lambda: drawn)
     else:
         seeded = source_for(state, ctx, None, request.salt, request.client_seed)
         dice = CommandDice(lambda: (seeded, nonce), source, typist)
-    events += _settle(request, check, dice, epoch)
-    if command.faces is not None:
+    events = _settle(request, check, dice, state.epoch.number)
+    if faces is not None:
         _finish_typed(source, request, typist)
-    return events, side == 0 and rolled.rerolls_left == 0
+    return events
 
 
 def roll_side(
@@ -381,18 +413,10 @@ def roll_side(
     side = _turn(state, roll, check, ctx.actor, "roll", command.turn)
     request, nonce, epoch = roll.request, state.next_nonce, state.epoch.number
     source = source_for(state, ctx, command.faces, request.salt, request.client_seed)
-    rolled = start(_specs(request)[side], source)
-    check.sides[side] = rolled
-    events = dice_events(roll.roll_id, rolled.dice, epoch, nonce, side, check.round)
-    if command.faces is None:
-        dice = CommandDice(lambda: (source, nonce))
-    else:
-        seeded = source_for(state, ctx, None, request.salt, request.client_seed)
-        dice = CommandDice(lambda: (seeded, nonce))
-    events += _settle(request, check, dice, epoch)
-    if command.faces is not None:
-        _finish_typed(source, request, frozenset({side}))
-    return events
+    events = _roll_one(request, check, side, _specs(request)[side], source, nonce, epoch)
+    # The member types only their own side; a fresh round leaves it to them again.
+    own = frozenset({side})
+    return events + _settle_after(state, ctx, request, check, (source, nonce), command.faces, own)
 
 
 def accept_opposed(
@@ -430,12 +454,10 @@ def close_at_end(
     events: list[ev.Event] = []
     # A side whose member has yet to roll gets the server's dice; so does every fresh round.
     check.own = False
-    for unrolled in SIDES:
+    for unrolled, spec in enumerate(_specs(request)):
         if check.sides[unrolled] is None:
             source, nonce = dice.for_side(unrolled)
-            rolled = start(_specs(request)[unrolled], source)
-            check.sides[unrolled] = rolled
-            events += dice_events(roll.roll_id, rolled.dice, epoch, nonce, unrolled, check.round)
+            events += _roll_one(request, check, unrolled, spec, source, nonce, epoch)
     while (side := check.turn) is not None:
         events.append(ev.RollAccepted(roll.roll_id, ctx.actor, 0, side, check.round))
         check.accepted[side] = True

@@ -122,27 +122,27 @@ def standing(session: SessionState, roll: Roll) -> Standing:
     """Return where an opposed check stands after its events so far."""
     number = rounds_of(roll)
     accepted = [any((a.side, a.round) == (side, number) for a in roll.accepts) for side in SIDES]
+    own = rolls_own_dice(roll)
     return Standing(
         number,
-        [rolled_side(roll, side, number) for side in SIDES],
+        [rolled_side(roll, side, number, own) for side in SIDES],
         [rerolls_left(session, roll, side) for side in SIDES],
         accepted,
-        rolls_own_dice(roll),
+        own,
     )
+
+
+def open_standing(session: SessionState, roll: Roll) -> Standing | None:
+    """Return where an unresolved opposed check stands; None for any other roll."""
+    if roll.resolution is not None or roll.request.opponent is None:
+        return None
+    return standing(session, roll)
 
 
 def waiting_side(session: SessionState, roll: Roll) -> int | None:
     """Return the side an unresolved opposed check waits for, or None."""
-    if roll.resolution is not None or roll.request.opponent is None:
-        return None
-    return standing(session, roll).turn
-
-
-def awaits_dice(session: SessionState, roll: Roll) -> bool:
-    """Tell whether an unresolved opposed check waits for a side to roll its dice."""
-    if roll.resolution is not None or roll.request.opponent is None:
-        return False
-    return standing(session, roll).awaits_dice
+    check = open_standing(session, roll)
+    return None if check is None else check.turn
 
 
 def waiting_on_action(session: SessionState, action_id: str, besides: int = 0) -> Roll | None:

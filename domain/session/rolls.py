@@ -133,9 +133,12 @@ def rolls_own_dice(roll: Roll) -> bool:
     )
 
 
-def rolled_side(roll: Roll, side: int, round_: int) -> RollState | None:
-    """Resolve one side of one round again; None while its member has yet to roll it."""
-    if side == 1 and rolls_own_dice(roll) and not side_events(roll, side, round_):
+def rolled_side(roll: Roll, side: int, round_: int, own: bool) -> RollState | None:
+    """Resolve one side of one round again; None while its member has yet to roll it.
+
+    ``own`` is ``rolls_own_dice(roll)``, read once by the caller for every side and round.
+    """
+    if side == 1 and own and not side_events(roll, side, round_):
         return None
     return replay_side(roll, side, round_)
 
@@ -145,8 +148,9 @@ def replay_rounds(roll: Roll) -> list[tuple[RollState, RollState | None]]:
 
     The other side of the last round is None while its member has yet to roll it.
     """
+    own = rolls_own_dice(roll)
     return [
-        (replay_side(roll, 0, number), rolled_side(roll, 1, number))
+        (replay_side(roll, 0, number), rolled_side(roll, 1, number, own))
         for number in range(1, rounds_of(roll) + 1)
     ]
 

@@ -20,7 +20,7 @@ from diceledger.domain.json import JsonObject
 from diceledger.domain.records import RecordedEvent
 from diceledger.domain.session.commands import Turn
 from diceledger.domain.session.modes import RollMode
-from diceledger.domain.session.opposed import awaits_dice, side_name, waiting_side
+from diceledger.domain.session.opposed import open_standing, side_name
 from diceledger.domain.session.rolls import rounds_of
 from diceledger.domain.session.state import AWAITING, GM, Epoch, Member, Roll, SessionState
 from diceledger.domain.session.views import (
@@ -92,7 +92,8 @@ def seen_roll(state: SessionState, roll: Roll, viewer: Viewer) -> SeenRoll:
         text = str(view["text"])
         return HiddenRoll(session_id, roll.roll_id, roll.request.roller, roll.mode, text, view)
     left, scope = rerolls_open(state, roll)
-    side = waiting_side(state, roll)
+    check = open_standing(state, roll)  # once: whose turn, and whether it is to roll
+    side = None if check is None else check.turn
     return ShownRoll(
         session_id=session_id,
         roll=roll.snapshot(),
@@ -101,7 +102,7 @@ def seen_roll(state: SessionState, roll: Roll, viewer: Viewer) -> SeenRoll:
         view=roll_view(state, roll, viewer),
         waiting_for=None if side is None else side_name(roll.request, side),
         turn=None if side is None else Turn(side, rounds_of(roll)),
-        awaits_dice=awaits_dice(state, roll),
+        awaits_dice=check is not None and check.awaits_dice,
     )
 
 

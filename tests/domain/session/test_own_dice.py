@@ -15,7 +15,7 @@ from diceledger.domain.session import commands as cmd
 from diceledger.domain.session import events as ev
 from diceledger.domain.session.events import CheckSide
 from diceledger.domain.session.modes import RollMode
-from diceledger.domain.session.opposed import awaits_dice, waiting_side
+from diceledger.domain.session.opposed import standing, waiting_side
 from diceledger.domain.session.rolls import replay_rounds, rolls_own_dice
 from diceledger.domain.session.state import RESOLVED
 from diceledger.domain.verification.review import resolution_steps
@@ -42,7 +42,7 @@ def test_r6_the_request_rolls_only_its_own_side_and_waits_for_the_other_members_
     assert event_as(ev.DiceRolled, events[1]).side == 0
     roll = table.state.rolls[1]
     assert roll.status != RESOLVED
-    assert waiting_side(table.state, roll) == 1 and awaits_dice(table.state, roll)
+    assert waiting_side(table.state, roll) == 1 and standing(table.state, roll).awaits_dice
     assert rolls_own_dice(roll)
     ((ann, bob),) = replay_rounds(roll)
     assert ann.total == 14 and bob is None
@@ -94,7 +94,7 @@ def test_r14_both_sides_roll_before_either_rerolls() -> None:
     events = table.run("bob", cmd.RollSide(1, (9,)))
     assert names(events) == ["DiceRolled"]  # now ann's turn to reroll, knowing bob's 9
     roll = table.state.rolls[1]
-    assert waiting_side(table.state, roll) == 0 and not awaits_dice(table.state, roll)
+    assert waiting_side(table.state, roll) == 0 and not standing(table.state, roll).awaits_dice
     again = table.refused("bob", cmd.RollSide(1, (9,)))
     assert isinstance(again, RollError) and "every side of this round is rolled" in str(again)
     table.run("ann", cmd.Reroll(1, (0,)), faces=[15])
@@ -112,7 +112,7 @@ def test_r6_a_tie_rolls_the_request_side_from_the_server_and_waits_for_the_other
     assert (fresh.side, fresh.round, fresh.dice[0].face) == (0, 2, 6)
     assert fresh.dice[0].source == "seeded" and fresh.dice[0].nonce == 2
     roll = table.state.rolls[1]
-    assert awaits_dice(table.state, roll) and waiting_side(table.state, roll) == 1
+    assert standing(table.state, roll).awaits_dice and waiting_side(table.state, roll) == 1
     stale = table.refused("bob", cmd.RollSide(1, (3,), cmd.Turn(1, 1)))
     assert "has moved on" in str(stale)
     last = table.run("bob", cmd.RollSide(1, (3,), cmd.Turn(1, 2)))
