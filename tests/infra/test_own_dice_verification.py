@@ -59,7 +59,8 @@ def test_r6_the_end_rolls_a_side_still_waiting_for_its_member_and_verifies() -> 
 
 
 def test_r6_dropping_the_other_sides_dice_from_a_whole_check_does_not_make_it_theirs() -> None:
-    records = play(("ann", cmd.RequestOpposed(*SIDES, exploding=False, faces=(8,))), end=False)
+    # ann's 20 + 2 beats every face of bob's seeded d20: round 1 resolves, never ties.
+    records = play(("ann", cmd.RequestOpposed(*SIDES, exploding=False, faces=(20,))), end=False)
     at = index_of(records, "DiceRolled", side=1)
     forged = rechain([*records[:at], *records[at + 1 :]], at)
     report = verify_records(forged, from_record)
