@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -81,6 +83,8 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
         if backend == "sqlite":
             engine = sa.create_engine(parsed)
             _configure_sqlite(engine, int(busy_timeout_ms))
+            if parsed.database not in (None, "", ":memory:"):
+                _WRITER_WAIT_S[engine] = busy_timeout_ms / 1000
             return engine
         from diceledger.infra.store.xid import teach_reflection
 
@@ -181,8 +185,42 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
                 shared.rollback()  # the block's transaction ended without its end: undo
             shared.execution_options(isolation_level="AUTOCOMMIT")
         return
-    with engine.connect() as connection:
+    with one_writer(engine), engine.connect() as connection:
         yield connection.execution_options(**{WRITE_OPTION: True})
+
+
+_WRITERS: dict[str, threading.RLock] = {}
+_WRITERS_GUARD = threading.Lock()
+_WRITER_WAIT_S: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def one_writer(engine: Engine) -> Iterator[None]:
+    """On a SQLite file, let one thread of the process write at a time; the others queue.
+
+    SQLite has one writer per database anyway. Without the queue, every other writer
+    waits in SQLite's busy handler, which sleeps and retries (up to 100 ms a try) and so
+    serves no one in order: under many clients most of a worker's threads sleep there
+    holding a pooled connection, and the tail grows with the clients. The lock hands the
+    database to the next writer as soon as the last one is done. Writers in other
+    processes still meet the busy handler.
+    """
+    wait_s = _WRITER_WAIT_S.get(engine)
+    if wait_s is None:  # not a SQLite file
+        yield
+        return
+    with _WRITERS_GUARD:
+        path = os.path.realpath(str(engine.url.database))
+        lock = _WRITERS.setdefault(path, threading.RLock())
+    # Re-entrant and bounded as SQLite's own wait: a thread nesting two writes, or a
+    # writer stuck past the engine's busy timeout, goes on to the busy handler, which
+    # fails it as before, rather than wait with no end.
+    held = lock.acquire(timeout=wait_s)
+    try:
+        yield
+    finally:
+        if held:
+            lock.release()
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection, Engine
 from diceledger.domain.errors import ConcurrencyError
 from diceledger.domain.hashchain import ChainHead
 from diceledger.domain.records import NewEvent, RecordedEvent
+from diceledger.infra.store.database import one_writer
 from diceledger.infra.store.port import Clock
 from diceledger.infra.store.sealing import seal, with_positions
 
@@ -54,6 +55,12 @@ class SqliteAppend:
     ) -> list[RecordedEvent]:
         """Write a checked, non-empty batch; ConcurrencyError when the head moved or an id
         is recorded already (the caller tells a retry from a conflict)."""
+        with one_writer(self._engine):
+            return self._write_alone(stream_id, events, expected_version)
+
+    def _write_alone(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> list[RecordedEvent]:
         pooled = self._engine.raw_connection()
         try:
             driver = pooled.driver_connection

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
+import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -101,6 +104,52 @@ def test_a_sqlite_writer_waits_out_a_short_lock(sqlite_url: str) -> None:
             released.wait()
         thread.join()
         assert appended == [1]
+    finally:
+        holder.dispose()
+        waiter.dispose()
+
+
+def test_sqlite_writers_of_one_process_queue_for_the_lock_holding_no_connection(
+    sqlite_url: str,
+) -> None:
+    # SQLite has one writer at a time. Writers that wait inside SQLite's busy handler each
+    # hold a pooled connection and retry on a sleep of up to 100 ms, in no order: under a
+    # busy night the tail grew with the clients (docs/performance.md, W7). In one process
+    # they queue before taking a connection, and all of them still write.
+    holder = make_engine(sqlite_url)
+    waiter = make_engine(sqlite_url)  # another engine on the same file: the same queue
+    writers = 20  # more than the pool's 15 connections
+    appended: list[int] = []
+    try:
+        with write_connection(holder) as connection, connection.begin():
+            threads = [
+                threading.Thread(
+                    target=lambda n=n: appended.extend(
+                        r.position for r in SqlEventStore(waiter).append(f"s{n}", [new_event()], 0)
+                    )
+                )
+                for n in range(writers)
+            ]
+            for thread in threads:
+                thread.start()
+            waiting = {"one_writer", "exec_driver_sql", "_do_get"}  # the queue, BEGIN, the pool
+            deadline = time.monotonic() + 10
+
+            def parked() -> int:
+                frames = sys._current_frames()
+                return sum(
+                    any(f.name in waiting for f in traceback.extract_stack(frames[t.ident]))
+                    for t in threads
+                    if t.ident in frames
+                )
+
+            while parked() < writers and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert parked() == writers
+            assert waiter.pool.checkedout() == 0  # main: 15, each waiting in the busy handler
+        for thread in threads:
+            thread.join(timeout=30)
+        assert sorted(appended) == list(range(1, writers + 1))
     finally:
         holder.dispose()
         waiter.dispose()
