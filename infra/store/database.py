@@ -1,7 +1,8 @@
 """Where the database is, how to connect to it, and whether its schema is current.
 
 Driver errors a user can meet (unreachable, wrong URL, locked, no permission) become one-line
-StoreUnavailableError messages here, in ``translate_errors``, and nowhere else.
+StoreUnavailableError messages here, in ``translate_errors`` (and, for a SQLite writer that
+queued past the busy timeout, in ``one_writer``, with the same words), and nowhere else.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from diceledger.domain.errors import (
 ENV_VAR = "DICELEDGER_DB"
 DEFAULT_FILE = "diceledger.sqlite"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+LOCKED = "the database is locked by another writer past the busy timeout; try again"
 PG_CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "diceledger_write"
 # The drivers the store is written and tested for, by backend.
@@ -209,18 +211,17 @@ def one_writer(engine: Engine) -> Iterator[None]:
     if wait_s is None:  # not a SQLite file
         yield
         return
+    path = os.path.realpath(str(engine.url.database))
     with _WRITERS_GUARD:
-        path = os.path.realpath(str(engine.url.database))
         lock = _WRITERS.setdefault(path, threading.RLock())
-    # Re-entrant and bounded as SQLite's own wait: a thread nesting two writes, or a
-    # writer stuck past the engine's busy timeout, goes on to the busy handler, which
-    # fails it as before, rather than wait with no end.
-    held = lock.acquire(timeout=wait_s)
+    # Re-entrant, so a thread nesting two writes meets SQLite's own lock as before; and
+    # bounded by the busy timeout, with the busy handler's error, so no writer waits longer.
+    if not lock.acquire(timeout=wait_s):
+        raise StoreUnavailableError(LOCKED)
     try:
         yield
     finally:
-        if held:
-            lock.release()
+        lock.release()
 
 
 @contextmanager
@@ -254,7 +255,7 @@ def _describe(error: exc.DBAPIError, url: str | sa.URL | None) -> str:
     if state == "55P03":  # lock_not_available
         return "timed out waiting for another writer's lock; try again"
     if "database is locked" in reason:
-        return "the database is locked by another writer past the busy timeout; try again"
+        return LOCKED
     return f"cannot use the database {safe_url(url)}: {reason}"
 
 

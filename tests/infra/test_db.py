@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.pool import QueuePool
 
 from diceledger.domain.errors import StoreUnavailableError
 from diceledger.domain.hashchain import ChainHead
@@ -151,13 +152,41 @@ def test_sqlite_writers_of_one_process_queue_for_the_lock_holding_no_connection(
             while parked() < writers and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert parked() == writers
-            assert waiter.pool.checkedout() == 0  # main: 15, each waiting in the busy handler
+            pool = waiter.pool
+            assert isinstance(pool, QueuePool)
+            assert pool.checkedout() == 0  # main: 15, each waiting in the busy handler
         for thread in threads:
             thread.join(timeout=30)
         assert sorted(appended) == list(range(1, writers + 1))
     finally:
         holder.dispose()
         waiter.dispose()
+
+
+def test_a_sqlite_writer_queued_past_the_busy_timeout_gets_the_same_clear_error(
+    sqlite_url: str,
+) -> None:
+    holder = make_engine(sqlite_url)
+    impatient = make_engine(sqlite_url, busy_timeout_ms=50)
+    failed: list[BaseException] = []
+
+    def append() -> None:
+        try:
+            SqlEventStore(impatient).append("s1", [new_event()], expected_version=0)
+        except BaseException as error:
+            failed.append(error)
+
+    try:
+        with write_connection(holder) as connection, connection.begin():
+            thread = threading.Thread(target=append)  # another thread: it queues
+            thread.start()
+            thread.join(timeout=30)
+        assert [type(error) for error in failed] == [StoreUnavailableError]
+        assert "locked by another writer past the busy timeout" in str(failed[0])
+        assert SqlEventStore(holder).current_version("s1") == 0  # nothing written
+    finally:
+        holder.dispose()
+        impatient.dispose()
 
 
 def test_a_sqlite_lock_held_past_the_busy_timeout_is_a_clear_error(sqlite_url: str) -> None:
