@@ -86,7 +86,7 @@ def make_engine(url: str, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engi
             engine = sa.create_engine(parsed)
             _configure_sqlite(engine, int(busy_timeout_ms))
             if parsed.database not in (None, "", ":memory:"):
-                _WRITER_WAIT_S[engine] = busy_timeout_ms / 1000
+                _queue_writers(engine, parsed.database, busy_timeout_ms)
             return engine
         from diceledger.infra.store.xid import teach_reflection
 
@@ -191,9 +191,21 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
         yield connection.execution_options(**{WRITE_OPTION: True})
 
 
+# The writer queue of each SQLite file (one lock, shared by every engine on the file), and
+# each engine's place in it: that lock and how long its writers wait there. Resolved once,
+# when the engine is made, so a write only looks its engine up.
 _WRITERS: dict[str, threading.RLock] = {}
 _WRITERS_GUARD = threading.Lock()
-_WRITER_WAIT_S: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
+_WRITER_TURNS: weakref.WeakKeyDictionary[Engine, tuple[threading.RLock, float]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _queue_writers(engine: Engine, database: str, busy_timeout_ms: int) -> None:
+    path = os.path.realpath(database)
+    with _WRITERS_GUARD:
+        lock = _WRITERS.setdefault(path, threading.RLock())
+    _WRITER_TURNS[engine] = (lock, busy_timeout_ms / 1000)
 
 
 @contextmanager
@@ -207,13 +219,11 @@ def one_writer(engine: Engine) -> Iterator[None]:
     database to the next writer as soon as the last one is done. Writers in other
     processes still meet the busy handler.
     """
-    wait_s = _WRITER_WAIT_S.get(engine)
-    if wait_s is None:  # not a SQLite file
+    turn = _WRITER_TURNS.get(engine)
+    if turn is None:  # not a SQLite file
         yield
         return
-    path = os.path.realpath(str(engine.url.database))
-    with _WRITERS_GUARD:
-        lock = _WRITERS.setdefault(path, threading.RLock())
+    lock, wait_s = turn
     # Re-entrant, so a thread nesting two writes meets SQLite's own lock as before; and
     # bounded by the busy timeout, with the busy handler's error, so no writer waits longer.
     if not lock.acquire(timeout=wait_s):
