@@ -36,6 +36,8 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 LOCKED = "the database is locked by another writer past the busy timeout; try again"
 PG_CONNECT_TIMEOUT_S = 5
 WRITE_OPTION = "diceledger_write"
+# A read that is one statement: on SQLite it runs in autocommit, its own snapshot, no BEGIN.
+ONE_STATEMENT_OPTION = "diceledger_one_statement"
 # The drivers the store is written and tested for, by backend.
 DRIVERS = {"sqlite": "pysqlite", "postgresql": "psycopg"}
 SUPPORTED = "sqlite:///PATH, or postgresql://... (psycopg 3; postgresql+psycopg:// alike)"
@@ -112,7 +114,10 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     def _on_begin(connection: Connection) -> None:
         # A writer takes the write lock at BEGIN, so a second writer waits on the busy
         # timeout instead of failing when it upgrades a read lock mid-transaction.
-        writing = connection.get_execution_options().get(WRITE_OPTION, False)
+        options = connection.get_execution_options()
+        if options.get(ONE_STATEMENT_OPTION, False):
+            return  # the statement is its own transaction; the ROLLBACK after it sends nothing
+        writing = options.get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
 
@@ -157,8 +162,9 @@ def read_connection(engine: Engine) -> Iterator[Connection]:
 
     On PostgreSQL it runs in autocommit: a read is then its one round trip, where a
     transaction would add a BEGIN before it and a ROLLBACK after (a roll makes several such
-    reads). A statement still sees one snapshot. SQLite keeps its plain connection: there a
-    BEGIN costs no round trip.
+    reads). A statement still sees one snapshot. On SQLite, likewise, no BEGIN is sent:
+    the driver runs the statement in autocommit, and the ROLLBACK at the end sends
+    nothing; a BEGIN there costs no round trip but a statement's work in Python.
     """
     shared = _shared(engine)
     if shared is not None:
@@ -170,6 +176,8 @@ def read_connection(engine: Engine) -> Iterator[Connection]:
     with engine.connect() as connection:
         if engine.dialect.name == "postgresql":
             connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        else:
+            connection = connection.execution_options(**{ONE_STATEMENT_OPTION: True})
         yield connection
 
 

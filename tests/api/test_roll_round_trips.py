@@ -1,4 +1,4 @@
-"""What one roll sends PostgreSQL: its round trips and its pooled-connection checkouts.
+"""What one roll sends PostgreSQL (its round trips and pooled-connection checkouts) and SQLite.
 
 Counted, never timed: every statement the driver sends (``Cursor.execute``, one
 ``executemany`` pipeline) and every transaction command it sends on its own (BEGIN, COMMIT,
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from psycopg._connection_base import BaseConnection
 from sqlalchemy.pool import Pool
 
-from tests.api.conftest import Api, build_api, open_table
+from tests.api.conftest import Api, build_api, open_table, served_api
 
 CHECK = {"kind": "check", "expression": "1d20+3", "target": 12, "adv": [{"amount": 1}]}
 WARM_UP = 3  # the session's lock row is made by its first roll
@@ -123,3 +123,33 @@ def test_a_worker_with_a_pool_of_one_connection_takes_rolls(
     finally:
         worker.services.app.close()
         worker.db.dispose()
+
+
+@pytest.fixture
+def sqlite_api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    yield from served_api("sqlite", request)
+
+
+def test_a_roll_on_sqlite_begins_one_transaction_its_write(sqlite_api: Api) -> None:
+    # SQLite runs a statement outside BEGIN in its own snapshot, as PostgreSQL's autocommit
+    # does: the token, the Idempotency-Key and the session's new events are read so, and
+    # only the write transaction begins (each BEGIN and ROLLBACK a statement's work).
+    table = open_table(sqlite_api)
+    path = f"/api/v1/sessions/{table.sid}/rolls"
+    traced: list[str] = []
+
+    def trace(dbapi_connection: Any, *_: Any) -> None:
+        dbapi_connection.set_trace_callback(traced.append)  # what SQLite itself runs
+
+    sa.event.listen(Pool, "checkout", trace)
+    try:
+        for _ in range(WARM_UP):
+            assert sqlite_api.post(path, table.ann, CHECK, key=str(uuid.uuid4())).status_code == 201
+        traced.clear()
+        rolled = sqlite_api.post(path, table.ann, CHECK, key=str(uuid.uuid4()))
+    finally:
+        sa.event.remove(Pool, "checkout", trace)
+    assert rolled.status_code == 201, rolled.text
+    opened = [statement for statement in traced if statement.split()[0].upper() == "BEGIN"]
+    assert opened == ["BEGIN IMMEDIATE"], traced
+    assert sum(statement.upper().startswith("SELECT") for statement in traced) >= 3, traced
