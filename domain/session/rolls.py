@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from diceledger.domain.dice.engine import Die, RollState, reroll, start
@@ -22,15 +23,24 @@ def modifiers(amounts: Iterable[ev.Amount]) -> tuple[Modifier, ...]:
 
 def spec_of(request: ev.RollRequested, side: ev.CheckSide) -> RollSpec:
     """Return the engine spec one side of a request asked for."""
+    check = RollKind(request.kind) in CHECK_KINDS
+    return _spec(side, check, request.median, request.exploding)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec(side: ev.CheckSide, check: bool, median: bool, exploding: bool) -> RollSpec:
+    # Deciding a command, folding it and viewing it each ask a request for its spec, so a
+    # roll built the same spec several times. A spec is immutable and follows from these
+    # four alone: it is built once per process and shared (bounded, least recently used).
     return build_spec(
         parse(side.expression),
-        check=RollKind(request.kind) in CHECK_KINDS,
+        check=check,
         advantage=modifiers(side.advantage),
         disadvantage=modifiers(side.disadvantage),
-        median=request.median,
+        median=median,
         eased=modifiers(side.eased),
         hindered=modifiers(side.hindered),
-        exploding=request.exploding,
+        exploding=exploding,
     )
 
 
