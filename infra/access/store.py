@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from diceledger.infra.access.schema import idempotent_requests, invites, member_tokens
 from diceledger.infra.store.database import one_connection, read_connection, translate_errors
+from diceledger.infra.store.prepared import Prepared
 from diceledger.infra.store.transaction import Transaction, one_transaction, writing
 
 
@@ -74,9 +77,8 @@ class AccessStore:
 
     def find_token(self, token_hash: str) -> TokenRecord | None:
         """Return the token with this hash, or None."""
-        query = sa.select(member_tokens).where(member_tokens.c.token_hash == token_hash)
         with translate_errors(self._engine.url), read_connection(self._engine) as connection:
-            row = connection.execute(query).first()
+            row = _TOKEN_BY_HASH.run(connection, {"token_hash": token_hash}).first()
         if row is None:
             return None
         revoked, signed_out = row.revoked_at is not None, row.signed_out_at is not None
@@ -268,13 +270,8 @@ class AccessStore:
 
     def find_request(self, scope: str, key: str) -> StoredAnswer | None:
         """Return the answer kept for (scope, key), or None if none was."""
-        query = (
-            sa.select(idempotent_requests)
-            .where(idempotent_requests.c.scope == scope)
-            .where(idempotent_requests.c.idempotency_key == key)
-        )
         with translate_errors(self._engine.url), read_connection(self._engine) as connection:
-            found = connection.execute(query).first()
+            found = _ANSWER_BY_KEY.run(connection, {"scope": scope, "key": key}).first()
         return None if found is None else StoredAnswer(found.fingerprint, found.status, found.body)
 
     def keep_answer(
@@ -295,7 +292,7 @@ class AccessStore:
             "created_at": now,
         }
         with self._writing() as connection:
-            return connection.execute(_insert_if_new(connection), row).first() is not None
+            return _insert_if_new(connection.dialect.name).run(connection, row).first() is not None
 
     def transaction(self) -> AbstractContextManager[Transaction]:
         """Open one transaction for a request: every write on this store's engine joins it."""
@@ -309,7 +306,30 @@ class AccessStore:
         return writing(self._engine)  # the request's transaction, if one is open
 
 
-def _insert_if_new(connection: sa.Connection) -> sa.Insert:
+# Every request with a key reads its token and its key, and a roll keeps its answer: the
+# three run as prepared statements. The token's end times are read only as set or unset,
+# so they come back as the driver has them (text on SQLite), not as datetimes.
+_TOKEN_BY_HASH = Prepared(
+    sa.select(
+        member_tokens.c.token_id,
+        member_tokens.c.session_id,
+        member_tokens.c.member,
+        sa.type_coerce(member_tokens.c.revoked_at, sa.String).label("revoked_at"),
+        sa.type_coerce(member_tokens.c.signed_out_at, sa.String).label("signed_out_at"),
+    ).where(member_tokens.c.token_hash == sa.bindparam("token_hash"))
+)
+_ANSWER_BY_KEY = Prepared(
+    sa.select(
+        idempotent_requests.c.fingerprint, idempotent_requests.c.status, idempotent_requests.c.body
+    ).where(
+        idempotent_requests.c.scope == sa.bindparam("scope"),
+        idempotent_requests.c.idempotency_key == sa.bindparam("key"),
+    )
+)
+
+
+@functools.cache
+def _insert_if_new(dialect: str) -> Prepared:
     """Return the INSERT of an answer that does nothing where (scope, key) holds one, and
     returns a row only when it inserted.
 
@@ -318,12 +338,13 @@ def _insert_if_new(connection: sa.Connection) -> sa.Insert:
     imported here, so a SQLite process never loads PostgreSQL's.
     """
     key, inserted = ["scope", "idempotency_key"], idempotent_requests.c.scope
-    if connection.dialect.name == "postgresql":
+    values: dict[str, Any] = {c.name: sa.bindparam(c.name) for c in idempotent_requests.c}
+    if dialect == "postgresql":
         from sqlalchemy.dialects import postgresql
 
-        pg_insert = postgresql.insert(idempotent_requests)
-        return pg_insert.on_conflict_do_nothing(index_elements=key).returning(inserted)
+        pg_insert = postgresql.insert(idempotent_requests).values(values)
+        return Prepared(pg_insert.on_conflict_do_nothing(index_elements=key).returning(inserted))
     from sqlalchemy.dialects import sqlite
 
-    lite_insert = sqlite.insert(idempotent_requests)
-    return lite_insert.on_conflict_do_nothing(index_elements=key).returning(inserted)
+    lite_insert = sqlite.insert(idempotent_requests).values(values)
+    return Prepared(lite_insert.on_conflict_do_nothing(index_elements=key).returning(inserted))

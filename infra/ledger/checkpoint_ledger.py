@@ -67,6 +67,7 @@ from diceledger.infra.ledger.signing import Keyring, open_signed_checkpoint
 from diceledger.infra.store.database import translate_errors
 from diceledger.infra.store.mapper import from_row
 from diceledger.infra.store.port import Clock, EventStore, utc_now
+from diceledger.infra.store.prepared import Prepared
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.session_lock import (
     RETRY_AFTER_SECONDS,
@@ -89,6 +90,13 @@ _HEAD = sa.text(
     " WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1"
 )
 HASH_BYTES = 32
+# Every signing inserts the tree's new nodes and its checkpoint (infra/store/prepared.py).
+_NODES_INSERT = Prepared(
+    merkle_nodes.insert().values({c.name: sa.bindparam(c.name) for c in merkle_nodes.c})
+)
+_CHECKPOINT_INSERT = Prepared(
+    signed_checkpoints.insert().values({c.name: sa.bindparam(c.name) for c in signed_checkpoints.c})
+)
 
 
 class CheckpointLedger:
@@ -180,8 +188,8 @@ class CheckpointLedger:
         check_chain(stream_id, size, state.last_leaf, fresh)
         edge = self._edge(connection, stream_id, size, head)
         created = grow(size, edge, [bytes.fromhex(record.hash) for record in fresh])
-        connection.execute(
-            merkle_nodes.insert(),
+        _NODES_INSERT.run_many(
+            connection,
             [
                 {"stream_id": stream_id, "level": lv, "node_index": ix, "hash": value}
                 for (lv, ix), value in created
@@ -440,7 +448,7 @@ class CheckpointLedger:
             "edge": edge,
         }
         try:
-            connection.execute(signed_checkpoints.insert(), row)
+            _CHECKPOINT_INSERT.run(connection, row)
         except exc.IntegrityError:
             # The extend lock makes this unreachable; the key keeps it impossible anyway.
             raise LogTamperedError(

@@ -31,6 +31,7 @@ from diceledger.domain.errors import LogTamperedError
 from diceledger.domain.hashchain import GENESIS_HASH, ChainHead, ChainVerifier
 from diceledger.domain.merkle import NodeId
 from diceledger.domain.records import RecordedEvent
+from diceledger.infra.store.prepared import Prepared
 
 # The ledger's reads, built once: plain SQL that SQLAlchemy compiles once per dialect and
 # caches, so a signed append pays no statement building or cache-key walk per read.
@@ -43,20 +44,22 @@ _NODES = sa.text(
 # last signed row and the leaf it must equal (O(1), by the primary keys); and the rows past
 # the signed size (normally none), one per result row. With none, the one row has NULLs
 # there; with no checkpoint yet, NULLs for it.
-_SIGNED_STATE = sa.text(
-    "SELECT head.tree_size, head.root, head.note, head.edge,"
-    " (SELECT min(stream_version) FROM events WHERE stream_id = :stream_id) AS first,"
-    " (SELECT hash FROM events"
-    "  WHERE stream_id = :stream_id AND stream_version = head.tree_size) AS stored,"
-    " (SELECT hash FROM merkle_nodes WHERE stream_id = :stream_id AND level = 0"
-    "  AND node_index = head.tree_size - 1) AS leaf,"
-    " beyond.stream_version, beyond.event_id, beyond.hash"
-    " FROM (SELECT 1 AS one) AS one"
-    " LEFT JOIN (SELECT tree_size, root, note, edge FROM signed_checkpoints"
-    "  WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1) AS head ON true"
-    " LEFT JOIN events AS beyond ON beyond.stream_id = :stream_id"
-    "  AND beyond.stream_version > coalesce(head.tree_size, 0)"
-    " ORDER BY beyond.stream_version"
+_SIGNED_STATE = Prepared(
+    sa.text(
+        "SELECT head.tree_size, head.root, head.note, head.edge,"
+        " (SELECT min(stream_version) FROM events WHERE stream_id = :stream_id) AS first,"
+        " (SELECT hash FROM events"
+        "  WHERE stream_id = :stream_id AND stream_version = head.tree_size) AS stored,"
+        " (SELECT hash FROM merkle_nodes WHERE stream_id = :stream_id AND level = 0"
+        "  AND node_index = head.tree_size - 1) AS leaf,"
+        " beyond.stream_version, beyond.event_id, beyond.hash"
+        " FROM (SELECT 1 AS one) AS one"
+        " LEFT JOIN (SELECT tree_size, root, note, edge FROM signed_checkpoints"
+        "  WHERE stream_id = :stream_id ORDER BY tree_size DESC LIMIT 1) AS head ON true"
+        " LEFT JOIN events AS beyond ON beyond.stream_id = :stream_id"
+        "  AND beyond.stream_version > coalesce(head.tree_size, 0)"
+        " ORDER BY beyond.stream_version"
+    )
 )
 
 
@@ -136,7 +139,7 @@ def read_signed(connection: Connection, stream_id: str) -> SignedState:
     rows; rows deleted below the last one are left to verify and the heads file, see the
     module doc). Run under the session's lock, so no writer changes what it reads.
     """
-    rows = connection.execute(_SIGNED_STATE, {"stream_id": stream_id}).all()
+    rows = _SIGNED_STATE.run(connection, {"stream_id": stream_id}).all()
     first = rows[0]
     head = None
     if first.tree_size is not None:
