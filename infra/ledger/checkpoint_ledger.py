@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -478,26 +479,33 @@ def _attempt(connection: Connection, stream_id: str) -> Iterator[None]:
 
     The attempt takes the session's lock first, and every writer of a session appends
     under it, so a conflict (a state read before the lock, another writer's append since)
-    is found by the store's version check before anything is written: on PostgreSQL no
-    savepoint is needed to undo it, and none is paid for (two round trips a roll). Should
-    an insert collide all the same (a writer that skipped the lock), PostgreSQL has voided
-    the transaction: the request fails as busy, nothing of it commits, and its retry runs
-    afresh. SQLite's savepoint costs no round trip, and stays.
+    is found by the store's version check before anything is written: no savepoint is
+    needed to undo it, and none is paid for (on PostgreSQL two round trips a roll, on
+    SQLite two statements' work in Python). Should a conflict come after a write all the
+    same (a writer that skipped the lock; a batch half inserted), the attempt cannot be
+    undone alone: the request fails as busy, nothing of it commits, and its retry runs
+    afresh. PostgreSQL tells this by the voided transaction, SQLite by its count of rows
+    changed on the connection.
     """
-    if connection.dialect.name != "postgresql":
-        with connection.begin_nested():
-            yield
-        return
+    changes = _changes(connection)
     try:
         yield
     except ConcurrencyError:
-        if _voided(connection):
+        if _voided(connection) or _changes(connection) != changes:
             raise SessionBusyError(stream_id, RETRY_AFTER_SECONDS) from None
         raise
 
 
+def _changes(connection: Connection) -> int | None:
+    """Return the rows SQLite's connection has changed so far (None on PostgreSQL)."""
+    driver = connection.connection.driver_connection
+    return driver.total_changes if isinstance(driver, sqlite3.Connection) else None
+
+
 def _voided(connection: Connection) -> bool:
     """Tell whether a failed statement voided the PostgreSQL transaction."""
+    if connection.dialect.name != "postgresql":
+        return False
     from psycopg.pq import TransactionStatus
 
     info = getattr(connection.connection.dbapi_connection, "info", None)

@@ -21,10 +21,12 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
 
+from diceledger.domain.errors import ConcurrencyError
 from diceledger.infra.store.mapper import to_row
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sql import SqlEventStore
-from tests.api.conftest import Api, open_table
+from diceledger.infra.store.sqlite_append import SqliteAppend
+from tests.api.conftest import Api, open_table, served_api
 
 CHECK = {"kind": "check", "expression": "1d20+5", "target": 15}
 # Not a timing assertion: a bound so that a roll which hangs fails the test, not the run.
@@ -178,3 +180,37 @@ def test_an_insert_that_collides_under_the_lock_answers_503_and_records_nothing(
     monkeypatch.setattr(SqlEventStore, "_insert", staticmethod(insert))
     retried = roll(api, table.sid, table.ann)
     assert retried.status_code == 409 and retried.json()["type"] == "/problems/log-tampered"
+
+
+@pytest.fixture
+def sqlite_api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    yield from served_api("sqlite", request)
+
+
+def test_a_sqlite_conflict_after_a_write_answers_503_and_records_nothing(
+    sqlite_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A SQLite append takes no savepoint either: under BEGIN IMMEDIATE and the session's
+    # lock a conflict is found before any write. Should one come after a write all the
+    # same (here the batch is written, then a conflict is raised), the attempt cannot be
+    # undone alone: the roll answers busy, and none of its rows is committed.
+    api = sqlite_api
+    table = open_table(api)
+    before = api.services.app.session("mira", table.sid).version
+    write = SqliteAppend._write
+
+    def written_then_conflict(self: SqliteAppend, *args: Any) -> Any:
+        write(self, *args)
+        raise ConcurrencyError("another writer appended to the stream first")
+
+    monkeypatch.setattr(SqliteAppend, "_write", written_then_conflict)
+    busy = roll(api, table.sid, table.ann)
+    assert busy.status_code == 503, busy.text
+    assert busy.json()["type"] == "/problems/session-busy"
+    with api.db.connect() as connection:
+        versions = connection.scalars(
+            sa.select(events.c.stream_version).where(events.c.stream_id == table.sid)
+        ).all()
+    assert sorted(versions) == list(range(1, before + 1))
+    monkeypatch.setattr(SqliteAppend, "_write", write)
+    assert roll(api, table.sid, table.ann).status_code == 201  # the session still takes rolls

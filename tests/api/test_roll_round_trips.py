@@ -133,7 +133,8 @@ def sqlite_api(request: pytest.FixtureRequest) -> Iterator[Api]:
 def test_a_roll_on_sqlite_begins_one_transaction_its_write(sqlite_api: Api) -> None:
     # SQLite runs a statement outside BEGIN in its own snapshot, as PostgreSQL's autocommit
     # does: the token, the Idempotency-Key and the session's new events are read so, and
-    # only the write transaction begins (each BEGIN and ROLLBACK a statement's work).
+    # only the write transaction begins (each BEGIN and ROLLBACK a statement's work). The
+    # append takes no savepoint, as on PostgreSQL (``_attempt`` in the checkpoint ledger).
     table = open_table(sqlite_api)
     path = f"/api/v1/sessions/{table.sid}/rolls"
     traced: list[str] = []
@@ -152,4 +153,5 @@ def test_a_roll_on_sqlite_begins_one_transaction_its_write(sqlite_api: Api) -> N
     assert rolled.status_code == 201, rolled.text
     opened = [statement for statement in traced if statement.split()[0].upper() == "BEGIN"]
     assert opened == ["BEGIN IMMEDIATE"], traced
+    assert not [statement for statement in traced if "SAVEPOINT" in statement.upper()], traced
     assert sum(statement.upper().startswith("SELECT") for statement in traced) >= 3, traced
