@@ -3,11 +3,11 @@
 A Core execution looks its statement up in the compiled cache (building the cache key
 first), builds the parameters through the types' processors and wraps the result with
 its column metadata: measured here, about 75 µs of Python a statement on top of the
-driver's own few (docs/performance.md, "Driver statements on the roll path"). Every
-roll sends a handful of the same statements, so ``Prepared`` compiles each once per
-dialect with SQLAlchemy's own compiler and sends the text with ``exec_driver_sql``:
-the transaction, the events the store's tests count, and the error translation are
-SQLAlchemy's as before; only the per-call compilation goes.
+driver's own few (docs/performance.md, "Less Python per roll"). Every roll sends a
+handful of the same statements, so ``Prepared`` compiles each once per dialect with
+SQLAlchemy's own compiler and sends the text with ``exec_driver_sql``: the transaction,
+the engine's events and the translation of driver errors stay SQLAlchemy's; only the
+per-call compilation goes.
 
 Values go through the bound columns' own bind processors, so the driver receives what
 Core would have sent. Rows come back as the driver gives them, so a statement may select
@@ -67,6 +67,7 @@ class Prepared:
         connection.exec_driver_sql(compiled.sql, [compiled.parameters(row) for row in rows])
 
     def _for(self, dialect: Dialect) -> _Compiled:
+        # Two threads may both compile on first use: the same text, the last one kept.
         compiled = self._compiled.get(dialect.name)
         if compiled is None:
             compiled = self._compiled[dialect.name] = self.compile(dialect)
