@@ -180,6 +180,11 @@ class SessionService:
 
     def _caught_up(self, session_id: str) -> SessionState:
         state = self._states.get(session_id) or self._restored(session_id) or SessionState()
+        if state.version and self.store.current_version(session_id) == state.version:
+            # Nothing appended since (the usual case for a worker's own session): its
+            # version is one cheap statement, where reading the stream's rows past it is
+            # a page query through Core even when it finds none.
+            return state
         for record in self.store.read_stream(session_id, state.version + 1):
             evolve(state, record.stream_version, from_record(record))
         return state

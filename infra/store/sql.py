@@ -18,6 +18,7 @@ from diceledger.infra.store.horizon import LAST_IN_READ_ORDER, read_settled
 from diceledger.infra.store.importing import plan_import
 from diceledger.infra.store.mapper import from_row, to_row
 from diceledger.infra.store.port import READ_BATCH_SIZE, Clock, EventData, EventStore, utc_now
+from diceledger.infra.store.prepared import Prepared
 from diceledger.infra.store.schema import events
 from diceledger.infra.store.sealing import check_batch, resolve_retry, seal, with_positions
 from diceledger.infra.store.sqlite_append import SqliteAppend
@@ -67,6 +68,12 @@ _SQLITE_DATA_PAGE = (
     " FROM events WHERE position > ? ORDER BY position LIMIT ?"
 )
 INSERT_RETURNING_POSITIONS = events.insert().returning(events.c.event_id, events.c.position)
+# Every command's load asks it first (SessionService._caught_up): see infra/store/prepared.py.
+_STREAM_VERSION = Prepared(
+    sa.select(sa.func.max(events.c.stream_version)).where(
+        events.c.stream_id == sa.bindparam("stream_id")
+    )
+)
 
 
 class SqlEventStore(EventStore):
@@ -236,10 +243,9 @@ class SqlEventStore(EventStore):
         return self._scalar(LAST_IN_READ_ORDER) or 0
 
     def current_version(self, stream_id: str) -> int:
-        query = sa.select(sa.func.max(events.c.stream_version)).where(
-            events.c.stream_id == stream_id
-        )
-        return self._scalar(query) or 0
+        with translate_errors(self._engine.url), read_connection(self._engine) as connection:
+            found = _STREAM_VERSION.run(connection, {"stream_id": stream_id}).scalar()
+        return int(found or 0)
 
     def stream_ids(self) -> list[str]:
         query = (
