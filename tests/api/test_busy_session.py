@@ -76,6 +76,13 @@ def reader(postgres_api: Api) -> Iterator[Holder]:
             admin.execute(f"DROP ROLE {role}")
 
 
+def stored_versions(api: Api, sid: str) -> list[int]:
+    """Return the stream versions the session's rows hold, as stored, in order."""
+    with api.db.connect() as connection:
+        query = sa.select(events.c.stream_version).where(events.c.stream_id == sid)
+        return sorted(connection.scalars(query))
+
+
 def roll(api: Api, sid: str, token: str) -> httpx2.Response:
     answer: httpx2.Response = api.post(f"/api/v1/sessions/{sid}/rolls", token, CHECK, KEY)
     return answer
@@ -171,11 +178,8 @@ def test_an_insert_that_collides_under_the_lock_answers_503_and_records_nothing(
     assert busy.status_code == 503, busy.text
     assert busy.json()["type"] == "/problems/session-busy"
     assert busy.headers["retry-after"] == "1"
-    with api.db.connect() as connection:
-        versions = connection.scalars(
-            sa.select(events.c.stream_version).where(events.c.stream_id == table.sid)
-        ).all()
-    assert sorted(versions) == list(range(1, before + 2))  # the stranger's row alone
+    versions = stored_versions(api, table.sid)
+    assert versions == list(range(1, before + 2))  # the stranger's row alone
     # Its retry is told of the stranger's row, as of any row changed by another path.
     monkeypatch.setattr(SqlEventStore, "_insert", staticmethod(insert))
     retried = roll(api, table.sid, table.ann)
@@ -207,10 +211,7 @@ def test_a_sqlite_conflict_after_a_write_answers_503_and_records_nothing(
     busy = roll(api, table.sid, table.ann)
     assert busy.status_code == 503, busy.text
     assert busy.json()["type"] == "/problems/session-busy"
-    with api.db.connect() as connection:
-        versions = connection.scalars(
-            sa.select(events.c.stream_version).where(events.c.stream_id == table.sid)
-        ).all()
-    assert sorted(versions) == list(range(1, before + 1))
+    versions = stored_versions(api, table.sid)
+    assert versions == list(range(1, before + 1))
     monkeypatch.setattr(SqliteAppend, "_write", write)
     assert roll(api, table.sid, table.ann).status_code == 201  # the session still takes rolls
