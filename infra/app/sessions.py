@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from diceledger.domain import __version__
 from diceledger.domain.checkpoint import SignedCheckpoint
@@ -34,6 +34,9 @@ from diceledger.infra.codec.events import from_record, new_event
 from diceledger.infra.snapshots.codec import Head
 from diceledger.infra.store.port import Clock, EventStore, utc_now
 from diceledger.infra.store.transaction import after_commit, on_rollback
+
+if TYPE_CHECKING:
+    from diceledger.infra.snapshots.store import Steady
 
 MAX_ATTEMPTS = 12
 SEED_BYTES = 32
@@ -73,7 +76,7 @@ class Snapshots(Protocol):
 
     def load(self, stream_id: str) -> SessionState | None: ...
 
-    def save(self, state: SessionState, head: Head) -> bool: ...
+    def save(self, state: SessionState, head: Head, steady: Steady) -> bool: ...
 
 
 class Vault(Protocol):
@@ -278,8 +281,10 @@ class SessionService:
             return
         # Best effort, once the append committed: a snapshot not written costs only time,
         # and is tried again only after as many events more (no grant: no retry each time).
-        snapshots = self._snapshots
-        after_commit(lambda: snapshots.save(state, Head(head.stream_version, head.hash)))
+        # By then this session's lock is free and the next command may be folding into
+        # the same state, so the state is encoded under the lock again.
+        snapshots, steady = self._snapshots, functools.partial(self.locked, session_id)
+        after_commit(lambda: snapshots.save(state, Head(head.stream_version, head.hash), steady))
         self._snapshot_at[session_id] = state.version
 
     def _run(

@@ -14,6 +14,8 @@ database, a missing grant) is skipped, and no command ever fails for it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -28,6 +30,8 @@ from diceledger.infra.store.port import Clock, utc_now
 from diceledger.infra.store.schema import events
 
 log = logging.getLogger(__name__)
+
+Steady = Callable[[], AbstractContextManager[object]]  # held, nothing changes the state
 
 
 class SnapshotStore:
@@ -71,19 +75,29 @@ class SnapshotStore:
             return None
         return state
 
-    def save(self, state: SessionState, head: Head) -> bool:
-        """Write ``state``, folded up to ``head``, as the session's snapshot; False if not."""
-        if state.session_id is None or state.version != head.version:
+    def save(self, state: SessionState, head: Head, steady: Steady) -> bool:
+        """Write ``state``, folded up to ``head``, as the session's snapshot; False if not.
+
+        ``state`` is encoded while ``steady()`` is held: the lock no command folds into it
+        without. A snapshot is written after its command's transaction, when another
+        command may already be changing the same state; one that moved it past ``head``
+        leaves this snapshot to a later one.
+        """
+        if state.session_id is None:
             return False
         try:
             if not self._may_write():
                 return False
+            with steady():
+                if state.version != head.version:
+                    return False
+                text = encode(state)
             row = {
                 "stream_id": state.session_id,
                 "fold_version": FOLD_VERSION,
                 "stream_version": head.version,
                 "event_hash": head.hash,
-                "state": encode(state),
+                "state": text,
                 "written_at": self._clock(),
             }
             with write_connection(self._engine) as connection, connection.begin():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import cast
@@ -33,13 +34,15 @@ from diceledger.domain.session.state import (
 from diceledger.infra.app import sessions as sessions_module
 from diceledger.infra.app.verification import verify_log
 from diceledger.infra.codec.events import from_record
+from diceledger.infra.snapshots import codec as codec_module
 from diceledger.infra.snapshots.codec import Head, SnapshotUnreadableError, decode_state, encode
 from diceledger.infra.snapshots.schema import session_snapshots
-from diceledger.infra.snapshots.store import SnapshotStore
+from diceledger.infra.snapshots.store import SnapshotStore, Steady
 from diceledger.infra.store.database import make_engine
 from diceledger.infra.store.memory import InMemoryEventStore
 from diceledger.infra.store.port import EventStore
 from diceledger.infra.store.sql import SqlEventStore
+from diceledger.infra.store.transaction import one_transaction
 from diceledger.infra.vault.seeds import InMemorySeedVault
 from tests.infra.played_tables import Table
 
@@ -296,7 +299,7 @@ class KeptSnapshots:
     def load(self, stream_id: str) -> SessionState | None:
         return None
 
-    def save(self, state: SessionState, head: Head) -> bool:
+    def save(self, state: SessionState, head: Head, steady: Steady) -> bool:
         self.written.append(head.version)
         return True
 
@@ -321,3 +324,46 @@ def test_a_long_session_writes_its_whole_state_less_often_as_it_grows(
     assert all(max(EVERY, at // 4) <= gap < max(EVERY, at // 4) + most for at, gap in gaps)
     assert version - written[-1] < max(EVERY, written[-1] // 4) + most
     assert len(written) < version // EVERY // 2  # a fixed spacing wrote one every EVERY
+
+
+def test_a_command_racing_a_snapshot_of_its_session_waits_until_it_is_written(
+    processes: Processes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A request's snapshot is written after its transaction commits, when the session's
+    # lock is free again: another request's command on the same session must not fold
+    # into the state while it is being encoded, or the snapshot is lost (the rolls change
+    # under the encoding) or holds events past the version it claims.
+    monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", 10**6)
+    service = processes.fresh()
+    session_id = service.start("racing", "gm").session_id
+    service.execute(session_id, "ann", cmd.JoinSession("ann"))
+    for _ in range(3):
+        service.execute(session_id, "ann", CHECK)
+
+    def other_request() -> None:
+        with one_transaction(processes.engine):
+            service.execute(session_id, "ann", CHECK)
+
+    other = threading.Thread(target=other_request)
+    real_stored = codec_module._stored
+
+    def stored_while_another_request_rolls(roll: Roll) -> object:
+        if other.ident is None:  # the first roll encoded
+            monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", 10**6)  # it writes none
+            other.start()
+            other.join(timeout=0.5)  # with the lock held, it waits for this snapshot
+        return real_stored(roll)
+
+    monkeypatch.setattr(codec_module, "_stored", stored_while_another_request_rolls)
+    monkeypatch.setattr(sessions_module, "SNAPSHOT_EVERY", 1)  # this command writes one
+    with one_transaction(processes.engine):
+        version = service.execute(session_id, "ann", CHECK).state.version
+    other.join(timeout=30)
+    assert not other.is_alive()
+
+    row = processes.row(session_id)
+    assert row is not None and row.stream_version == version
+    records = list(processes.store.read_stream(session_id))
+    assert records[-1].stream_version > version  # the other request did roll
+    state = replay((r.stream_version, from_record(r)) for r in records[:version])
+    assert row.state == encode(state)
