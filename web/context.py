@@ -48,8 +48,12 @@ class WebServices:
     )
 
 
-def web_services(request: Request) -> WebServices:
-    """Return the services the app was built with."""
+async def web_services(request: Request) -> WebServices:
+    """Return the services the app was built with.
+
+    A coroutine, though it awaits nothing: FastAPI runs a plain function dependency in
+    the threadpool, a handoff each request would pay for an attribute read.
+    """
     services: WebServices = request.app.state.services
     return services
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio.to_thread
 import psycopg
 import pytest
 import sqlalchemy as sa
@@ -158,3 +159,25 @@ def test_a_roll_on_sqlite_begins_one_transaction_its_write(sqlite_api: Api) -> N
     # The worker's state of the session is current: its version is asked, no page of rows.
     assert not [s for s in traced if s.startswith("SELECT events.position")], traced
     assert sum(statement.upper().startswith("SELECT") for statement in traced) >= 3, traced
+
+
+def test_a_roll_goes_to_the_threadpool_for_its_member_and_its_route_only(
+    sqlite_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each hop to the route threadpool and back costs the event loop and a worker thread
+    # a handoff (0.1 to 0.2 ms a request, docs/performance.md). The member's token is a
+    # database read and the route rolls, so both run there; finding the worker's services
+    # does no I/O and runs on the event loop.
+    table = open_table(sqlite_api)
+    path = f"/api/v1/sessions/{table.sid}/rolls"
+    ran: list[str] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
+        ran.append(getattr(function, "func", function).__name__)  # a dependency's partial
+        return await run_sync(function, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    rolled = sqlite_api.post(path, table.ann, CHECK, key=str(uuid.uuid4()))
+    assert rolled.status_code == 201, rolled.text
+    assert len(ran) == 2 and ran[0] == "session_member", ran  # then the route
