@@ -93,21 +93,20 @@ def own_work(rolls: int) -> Callable[[], float]:
     service = SessionService(InMemoryEventStore(), InMemorySeedVault())
     session_id = service.start("w7 parts", "gm").session_id
     key = SigningKey.generate(KEY_NAME)
-    tree: dict[str, Any] = {"size": 0, "edge": []}
+    size, edge = 0, list[bytes]()  # the session's Merkle tree: its size and compact range
 
     def one() -> None:
+        nonlocal size, edge
         with service.locked(session_id):
             outcome = service.execute(session_id, "gm", CHECK)
             roll_id = next(e.roll_id for _, e in outcome.appended if isinstance(e, RollRequested))
             json.dumps(RollResult.of(outcome.state, roll_id, "gm", ()).view)
-        size, edge = tree["size"], tree["edge"]
         fold(edge)  # the ledger folds the kept edge to check it against the signed root
         leaves = [bytes.fromhex(record.hash) for record, _ in outcome.appended]
         nodes = dict(zip(root_plan(size), edge, strict=True)) | dict(grow(size, edge, leaves))
-        new_size = size + len(leaves)
-        tree["size"], tree["edge"] = new_size, [nodes[n] for n in root_plan(new_size)]
-        root = fold(tree["edge"])
-        key.sign_checkpoint(Checkpoint(origin_for(KEY_NAME, session_id), new_size, root))
+        size += len(leaves)
+        edge = [nodes[node] for node in root_plan(size)]
+        key.sign_checkpoint(Checkpoint(origin_for(KEY_NAME, session_id), size, fold(edge)))
 
     def measured() -> float:
         started = time.process_time()
