@@ -38,3 +38,10 @@ def int_at(document: JsonValue, *path: str | int) -> int:
     value = at(document, *path)
     assert isinstance(value, int) and not isinstance(value, bool), f"{value!r} is no integer"
     return value
+
+
+def number_at(document: JsonValue, *path: str | int) -> float:
+    """Return the number at ``path`` in ``document``, whole or not (a bool is no number)."""
+    value = at(document, *path)
+    assert isinstance(value, int | float) and not isinstance(value, bool), f"{value!r} is no number"
+    return value

@@ -9,36 +9,15 @@ application's roll or to the Idempotency-Key's run that they no longer fit fails
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
+from tests.bench_runs import bench_line
+from tests.documents import number_at
 
-ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT_SECONDS = 120  # the quick run takes about half a minute; a hang fails, never blocks
+TIMEOUT_SECONDS = 120  # the quick run takes about half a minute
 
 
 def test_the_parts_of_a_roll_are_each_served_without_a_failure() -> None:
-    command = [sys.executable, str(ROOT / "bench" / "w7_parts.py"), "--quick"]
-    # A group of its own, so that a hung run is killed with the servers it started.
-    run = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = run.communicate(timeout=TIMEOUT_SECONDS)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.communicate()
-    assert run.returncode == 0, err[-2000:]
-    line = json.loads(out.strip().splitlines()[-1])
+    line = bench_line("w7_parts.py", ["--quick"], TIMEOUT_SECONDS)
     for side in ("diceledger", "face_with_key", "face", "floor"):
-        assert line[side]["requests_per_s"] > 0 and line[side]["cpu_ms"] > 0, line
-    assert line["own_work"]["cpu_ms"] > 0, line
+        assert number_at(line, side, "requests_per_s") > 0, line
+        assert number_at(line, side, "cpu_ms") > 0, line
+    assert number_at(line, "own_work", "cpu_ms") > 0, line
