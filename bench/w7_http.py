@@ -133,14 +133,19 @@ def running(
             process.wait(STOP_SECONDS)
 
 
-def diceledger_server(url: str, workers: int, folder: Path, bin_dir: Path = BIN) -> Any:
-    port = free_port()
+def server_environment(folder: Path) -> dict[str, str]:
+    """Return the environment a diceledger server of the run is started with."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICELEDGER_")}
-    env |= {
+    return env | {
         "XDG_DATA_HOME": str(folder / "data"),  # the server's seed key stays in the run
         "DICELEDGER_ROLLS_PER_MINUTE": str(10**9),  # the limit is not what is measured
         "DICELEDGER_STREAMS_PER_TOKEN": str(SUBSCRIBERS * 2),
     }
+
+
+def diceledger_server(url: str, workers: int, folder: Path, bin_dir: Path = BIN) -> Any:
+    port = free_port()
+    env = server_environment(folder)
     command = [str(bin_dir / "diceledger"), "--db", url, "serve", "--port", str(port)]
     command += ["--workers", str(workers)]
     return running(command, env, port, folder / f"serve-{port}.log", workers)

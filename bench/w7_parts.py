@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import w7_http
+from _w7_face import NO_KEY
 from benchlib.http_load import run_load
 from benchlib.machine import describe
 from benchlib.options import emit, parse_options, progress
@@ -61,12 +61,9 @@ Start = Callable[[], AbstractContextManager[w7_http.Server]]
 
 def face_server(folder: Path, keyed: bool) -> AbstractContextManager[w7_http.Server]:
     port = w7_http.free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DICELEDGER_")}
-    env |= {
-        "XDG_DATA_HOME": str(folder / "data"),
-        "DICELEDGER_ROLLS_PER_MINUTE": str(10**9),  # the limit is not what is measured
+    env = w7_http.server_environment(folder) | {
         "DICELEDGER_DB": f"sqlite:///{folder}/face-{port}.sqlite",
-        "W7_FACE_NO_KEY": "0" if keyed else "1",
+        NO_KEY: "0" if keyed else "1",
     }
     command = [sys.executable, str(BENCH_DIR / "_w7_face.py"), str(port)]
     return w7_http.running(command, env, port, folder / f"face-{port}.log", 1)
